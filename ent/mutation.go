@@ -41144,29 +41144,31 @@ func (m *PeerPatternMutation) ResetEdge(name string) error {
 // ProjectMutation represents an operation that mutates the Project nodes in the graph.
 type ProjectMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *string
-	created_at     *time.Time
-	updated_at     *time.Time
-	name           *string
-	description    *string
-	team_id        *string
-	color          *string
-	visibility     *project.Visibility
-	status         *project.Status
-	kind           *project.Kind
-	lead_id        *string
-	clearedFields  map[string]struct{}
-	members        map[string]struct{}
-	removedmembers map[string]struct{}
-	clearedmembers bool
-	invites        map[string]struct{}
-	removedinvites map[string]struct{}
-	clearedinvites bool
-	done           bool
-	oldValue       func(context.Context) (*Project, error)
-	predicates     []predicate.Project
+	op                   Op
+	typ                  string
+	id                   *string
+	created_at           *time.Time
+	updated_at           *time.Time
+	name                 *string
+	description          *string
+	team_id              *string
+	color                *string
+	visibility           *project.Visibility
+	status               *project.Status
+	kind                 *project.Kind
+	lead_id              *string
+	origin_connection_id *string
+	origin_id            *string
+	clearedFields        map[string]struct{}
+	members              map[string]struct{}
+	removedmembers       map[string]struct{}
+	clearedmembers       bool
+	invites              map[string]struct{}
+	removedinvites       map[string]struct{}
+	clearedinvites       bool
+	done                 bool
+	oldValue             func(context.Context) (*Project, error)
+	predicates           []predicate.Project
 }
 
 var _ ent.Mutation = (*ProjectMutation)(nil)
@@ -41659,6 +41661,104 @@ func (m *ProjectMutation) ResetLeadID() {
 	m.lead_id = nil
 }
 
+// SetOriginConnectionID sets the "origin_connection_id" field.
+func (m *ProjectMutation) SetOriginConnectionID(s string) {
+	m.origin_connection_id = &s
+}
+
+// OriginConnectionID returns the value of the "origin_connection_id" field in the mutation.
+func (m *ProjectMutation) OriginConnectionID() (r string, exists bool) {
+	v := m.origin_connection_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOriginConnectionID returns the old "origin_connection_id" field's value of the Project entity.
+// If the Project object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProjectMutation) OldOriginConnectionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOriginConnectionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOriginConnectionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOriginConnectionID: %w", err)
+	}
+	return oldValue.OriginConnectionID, nil
+}
+
+// ClearOriginConnectionID clears the value of the "origin_connection_id" field.
+func (m *ProjectMutation) ClearOriginConnectionID() {
+	m.origin_connection_id = nil
+	m.clearedFields[project.FieldOriginConnectionID] = struct{}{}
+}
+
+// OriginConnectionIDCleared returns if the "origin_connection_id" field was cleared in this mutation.
+func (m *ProjectMutation) OriginConnectionIDCleared() bool {
+	_, ok := m.clearedFields[project.FieldOriginConnectionID]
+	return ok
+}
+
+// ResetOriginConnectionID resets all changes to the "origin_connection_id" field.
+func (m *ProjectMutation) ResetOriginConnectionID() {
+	m.origin_connection_id = nil
+	delete(m.clearedFields, project.FieldOriginConnectionID)
+}
+
+// SetOriginID sets the "origin_id" field.
+func (m *ProjectMutation) SetOriginID(s string) {
+	m.origin_id = &s
+}
+
+// OriginID returns the value of the "origin_id" field in the mutation.
+func (m *ProjectMutation) OriginID() (r string, exists bool) {
+	v := m.origin_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOriginID returns the old "origin_id" field's value of the Project entity.
+// If the Project object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProjectMutation) OldOriginID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOriginID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOriginID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOriginID: %w", err)
+	}
+	return oldValue.OriginID, nil
+}
+
+// ClearOriginID clears the value of the "origin_id" field.
+func (m *ProjectMutation) ClearOriginID() {
+	m.origin_id = nil
+	m.clearedFields[project.FieldOriginID] = struct{}{}
+}
+
+// OriginIDCleared returns if the "origin_id" field was cleared in this mutation.
+func (m *ProjectMutation) OriginIDCleared() bool {
+	_, ok := m.clearedFields[project.FieldOriginID]
+	return ok
+}
+
+// ResetOriginID resets all changes to the "origin_id" field.
+func (m *ProjectMutation) ResetOriginID() {
+	m.origin_id = nil
+	delete(m.clearedFields, project.FieldOriginID)
+}
+
 // AddMemberIDs adds the "members" edge to the ProjectMember entity by ids.
 func (m *ProjectMutation) AddMemberIDs(ids ...string) {
 	if m.members == nil {
@@ -41801,7 +41901,7 @@ func (m *ProjectMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ProjectMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, project.FieldCreatedAt)
 	}
@@ -41832,6 +41932,12 @@ func (m *ProjectMutation) Fields() []string {
 	if m.lead_id != nil {
 		fields = append(fields, project.FieldLeadID)
 	}
+	if m.origin_connection_id != nil {
+		fields = append(fields, project.FieldOriginConnectionID)
+	}
+	if m.origin_id != nil {
+		fields = append(fields, project.FieldOriginID)
+	}
 	return fields
 }
 
@@ -41860,6 +41966,10 @@ func (m *ProjectMutation) Field(name string) (ent.Value, bool) {
 		return m.Kind()
 	case project.FieldLeadID:
 		return m.LeadID()
+	case project.FieldOriginConnectionID:
+		return m.OriginConnectionID()
+	case project.FieldOriginID:
+		return m.OriginID()
 	}
 	return nil, false
 }
@@ -41889,6 +41999,10 @@ func (m *ProjectMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldKind(ctx)
 	case project.FieldLeadID:
 		return m.OldLeadID(ctx)
+	case project.FieldOriginConnectionID:
+		return m.OldOriginConnectionID(ctx)
+	case project.FieldOriginID:
+		return m.OldOriginID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Project field %s", name)
 }
@@ -41968,6 +42082,20 @@ func (m *ProjectMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetLeadID(v)
 		return nil
+	case project.FieldOriginConnectionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOriginConnectionID(v)
+		return nil
+	case project.FieldOriginID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOriginID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Project field %s", name)
 }
@@ -42004,6 +42132,12 @@ func (m *ProjectMutation) ClearedFields() []string {
 	if m.FieldCleared(project.FieldTeamID) {
 		fields = append(fields, project.FieldTeamID)
 	}
+	if m.FieldCleared(project.FieldOriginConnectionID) {
+		fields = append(fields, project.FieldOriginConnectionID)
+	}
+	if m.FieldCleared(project.FieldOriginID) {
+		fields = append(fields, project.FieldOriginID)
+	}
 	return fields
 }
 
@@ -42023,6 +42157,12 @@ func (m *ProjectMutation) ClearField(name string) error {
 		return nil
 	case project.FieldTeamID:
 		m.ClearTeamID()
+		return nil
+	case project.FieldOriginConnectionID:
+		m.ClearOriginConnectionID()
+		return nil
+	case project.FieldOriginID:
+		m.ClearOriginID()
 		return nil
 	}
 	return fmt.Errorf("unknown Project nullable field %s", name)
@@ -42061,6 +42201,12 @@ func (m *ProjectMutation) ResetField(name string) error {
 		return nil
 	case project.FieldLeadID:
 		m.ResetLeadID()
+		return nil
+	case project.FieldOriginConnectionID:
+		m.ResetOriginConnectionID()
+		return nil
+	case project.FieldOriginID:
+		m.ResetOriginID()
 		return nil
 	}
 	return fmt.Errorf("unknown Project field %s", name)
@@ -47948,43 +48094,47 @@ func (m *QueueItemMutation) ResetEdge(name string) error {
 // RelayMutation represents an operation that mutates the Relay nodes in the graph.
 type RelayMutation struct {
 	config
-	op              Op
-	typ             string
-	id              *string
-	created_at      *time.Time
-	updated_at      *time.Time
-	connection_id   *string
-	relay_id        *string
-	direction       *relay.Direction
-	_type           *relay.Type
-	intent          *relay.Intent
-	subject         *string
-	payload         *string
-	priority        *relay.Priority
-	from_user_email *string
-	from_user_name  *string
-	thread_id       *string
-	parent_relay_id *string
-	card_id         *string
-	state           *relay.State
-	state_at        *time.Time
-	result          *string
-	reason          *string
-	item_id         *string
-	quarantined     *bool
-	rating          *int
-	addrating       *int
-	rating_feedback *string
-	rated_at        *time.Time
-	filtered_reason *string
-	digest_pending  *bool
-	digest_due      *time.Time
-	clearedFields   map[string]struct{}
-	user            *string
-	cleareduser     bool
-	done            bool
-	oldValue        func(context.Context) (*Relay, error)
-	predicates      []predicate.Relay
+	op                  Op
+	typ                 string
+	id                  *string
+	created_at          *time.Time
+	updated_at          *time.Time
+	connection_id       *string
+	relay_id            *string
+	direction           *relay.Direction
+	_type               *relay.Type
+	intent              *relay.Intent
+	subject             *string
+	payload             *string
+	priority            *relay.Priority
+	from_user_email     *string
+	from_user_name      *string
+	thread_id           *string
+	parent_relay_id     *string
+	card_id             *string
+	state               *relay.State
+	state_at            *time.Time
+	result              *string
+	reason              *string
+	item_id             *string
+	quarantined         *bool
+	rating              *int
+	addrating           *int
+	rating_feedback     *string
+	rated_at            *time.Time
+	filtered_reason     *string
+	digest_pending      *bool
+	digest_due          *time.Time
+	resolved_team_id    *string
+	resolved_project_id *string
+	dropped_team_id     *string
+	dropped_project_id  *string
+	clearedFields       map[string]struct{}
+	user                *string
+	cleareduser         bool
+	done                bool
+	oldValue            func(context.Context) (*Relay, error)
+	predicates          []predicate.Relay
 }
 
 var _ ent.Mutation = (*RelayMutation)(nil)
@@ -49289,6 +49439,202 @@ func (m *RelayMutation) ResetDigestDue() {
 	delete(m.clearedFields, relay.FieldDigestDue)
 }
 
+// SetResolvedTeamID sets the "resolved_team_id" field.
+func (m *RelayMutation) SetResolvedTeamID(s string) {
+	m.resolved_team_id = &s
+}
+
+// ResolvedTeamID returns the value of the "resolved_team_id" field in the mutation.
+func (m *RelayMutation) ResolvedTeamID() (r string, exists bool) {
+	v := m.resolved_team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolvedTeamID returns the old "resolved_team_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldResolvedTeamID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolvedTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolvedTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolvedTeamID: %w", err)
+	}
+	return oldValue.ResolvedTeamID, nil
+}
+
+// ClearResolvedTeamID clears the value of the "resolved_team_id" field.
+func (m *RelayMutation) ClearResolvedTeamID() {
+	m.resolved_team_id = nil
+	m.clearedFields[relay.FieldResolvedTeamID] = struct{}{}
+}
+
+// ResolvedTeamIDCleared returns if the "resolved_team_id" field was cleared in this mutation.
+func (m *RelayMutation) ResolvedTeamIDCleared() bool {
+	_, ok := m.clearedFields[relay.FieldResolvedTeamID]
+	return ok
+}
+
+// ResetResolvedTeamID resets all changes to the "resolved_team_id" field.
+func (m *RelayMutation) ResetResolvedTeamID() {
+	m.resolved_team_id = nil
+	delete(m.clearedFields, relay.FieldResolvedTeamID)
+}
+
+// SetResolvedProjectID sets the "resolved_project_id" field.
+func (m *RelayMutation) SetResolvedProjectID(s string) {
+	m.resolved_project_id = &s
+}
+
+// ResolvedProjectID returns the value of the "resolved_project_id" field in the mutation.
+func (m *RelayMutation) ResolvedProjectID() (r string, exists bool) {
+	v := m.resolved_project_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolvedProjectID returns the old "resolved_project_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldResolvedProjectID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolvedProjectID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolvedProjectID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolvedProjectID: %w", err)
+	}
+	return oldValue.ResolvedProjectID, nil
+}
+
+// ClearResolvedProjectID clears the value of the "resolved_project_id" field.
+func (m *RelayMutation) ClearResolvedProjectID() {
+	m.resolved_project_id = nil
+	m.clearedFields[relay.FieldResolvedProjectID] = struct{}{}
+}
+
+// ResolvedProjectIDCleared returns if the "resolved_project_id" field was cleared in this mutation.
+func (m *RelayMutation) ResolvedProjectIDCleared() bool {
+	_, ok := m.clearedFields[relay.FieldResolvedProjectID]
+	return ok
+}
+
+// ResetResolvedProjectID resets all changes to the "resolved_project_id" field.
+func (m *RelayMutation) ResetResolvedProjectID() {
+	m.resolved_project_id = nil
+	delete(m.clearedFields, relay.FieldResolvedProjectID)
+}
+
+// SetDroppedTeamID sets the "dropped_team_id" field.
+func (m *RelayMutation) SetDroppedTeamID(s string) {
+	m.dropped_team_id = &s
+}
+
+// DroppedTeamID returns the value of the "dropped_team_id" field in the mutation.
+func (m *RelayMutation) DroppedTeamID() (r string, exists bool) {
+	v := m.dropped_team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDroppedTeamID returns the old "dropped_team_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldDroppedTeamID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDroppedTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDroppedTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDroppedTeamID: %w", err)
+	}
+	return oldValue.DroppedTeamID, nil
+}
+
+// ClearDroppedTeamID clears the value of the "dropped_team_id" field.
+func (m *RelayMutation) ClearDroppedTeamID() {
+	m.dropped_team_id = nil
+	m.clearedFields[relay.FieldDroppedTeamID] = struct{}{}
+}
+
+// DroppedTeamIDCleared returns if the "dropped_team_id" field was cleared in this mutation.
+func (m *RelayMutation) DroppedTeamIDCleared() bool {
+	_, ok := m.clearedFields[relay.FieldDroppedTeamID]
+	return ok
+}
+
+// ResetDroppedTeamID resets all changes to the "dropped_team_id" field.
+func (m *RelayMutation) ResetDroppedTeamID() {
+	m.dropped_team_id = nil
+	delete(m.clearedFields, relay.FieldDroppedTeamID)
+}
+
+// SetDroppedProjectID sets the "dropped_project_id" field.
+func (m *RelayMutation) SetDroppedProjectID(s string) {
+	m.dropped_project_id = &s
+}
+
+// DroppedProjectID returns the value of the "dropped_project_id" field in the mutation.
+func (m *RelayMutation) DroppedProjectID() (r string, exists bool) {
+	v := m.dropped_project_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDroppedProjectID returns the old "dropped_project_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldDroppedProjectID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDroppedProjectID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDroppedProjectID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDroppedProjectID: %w", err)
+	}
+	return oldValue.DroppedProjectID, nil
+}
+
+// ClearDroppedProjectID clears the value of the "dropped_project_id" field.
+func (m *RelayMutation) ClearDroppedProjectID() {
+	m.dropped_project_id = nil
+	m.clearedFields[relay.FieldDroppedProjectID] = struct{}{}
+}
+
+// DroppedProjectIDCleared returns if the "dropped_project_id" field was cleared in this mutation.
+func (m *RelayMutation) DroppedProjectIDCleared() bool {
+	_, ok := m.clearedFields[relay.FieldDroppedProjectID]
+	return ok
+}
+
+// ResetDroppedProjectID resets all changes to the "dropped_project_id" field.
+func (m *RelayMutation) ResetDroppedProjectID() {
+	m.dropped_project_id = nil
+	delete(m.clearedFields, relay.FieldDroppedProjectID)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *RelayMutation) ClearUser() {
 	m.cleareduser = true
@@ -49350,7 +49696,7 @@ func (m *RelayMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RelayMutation) Fields() []string {
-	fields := make([]string, 0, 28)
+	fields := make([]string, 0, 32)
 	if m.created_at != nil {
 		fields = append(fields, relay.FieldCreatedAt)
 	}
@@ -49435,6 +49781,18 @@ func (m *RelayMutation) Fields() []string {
 	if m.digest_due != nil {
 		fields = append(fields, relay.FieldDigestDue)
 	}
+	if m.resolved_team_id != nil {
+		fields = append(fields, relay.FieldResolvedTeamID)
+	}
+	if m.resolved_project_id != nil {
+		fields = append(fields, relay.FieldResolvedProjectID)
+	}
+	if m.dropped_team_id != nil {
+		fields = append(fields, relay.FieldDroppedTeamID)
+	}
+	if m.dropped_project_id != nil {
+		fields = append(fields, relay.FieldDroppedProjectID)
+	}
 	return fields
 }
 
@@ -49499,6 +49857,14 @@ func (m *RelayMutation) Field(name string) (ent.Value, bool) {
 		return m.DigestPending()
 	case relay.FieldDigestDue:
 		return m.DigestDue()
+	case relay.FieldResolvedTeamID:
+		return m.ResolvedTeamID()
+	case relay.FieldResolvedProjectID:
+		return m.ResolvedProjectID()
+	case relay.FieldDroppedTeamID:
+		return m.DroppedTeamID()
+	case relay.FieldDroppedProjectID:
+		return m.DroppedProjectID()
 	}
 	return nil, false
 }
@@ -49564,6 +49930,14 @@ func (m *RelayMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldDigestPending(ctx)
 	case relay.FieldDigestDue:
 		return m.OldDigestDue(ctx)
+	case relay.FieldResolvedTeamID:
+		return m.OldResolvedTeamID(ctx)
+	case relay.FieldResolvedProjectID:
+		return m.OldResolvedProjectID(ctx)
+	case relay.FieldDroppedTeamID:
+		return m.OldDroppedTeamID(ctx)
+	case relay.FieldDroppedProjectID:
+		return m.OldDroppedProjectID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Relay field %s", name)
 }
@@ -49769,6 +50143,34 @@ func (m *RelayMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDigestDue(v)
 		return nil
+	case relay.FieldResolvedTeamID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolvedTeamID(v)
+		return nil
+	case relay.FieldResolvedProjectID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolvedProjectID(v)
+		return nil
+	case relay.FieldDroppedTeamID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDroppedTeamID(v)
+		return nil
+	case relay.FieldDroppedProjectID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDroppedProjectID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Relay field %s", name)
 }
@@ -49853,6 +50255,18 @@ func (m *RelayMutation) ClearedFields() []string {
 	if m.FieldCleared(relay.FieldDigestDue) {
 		fields = append(fields, relay.FieldDigestDue)
 	}
+	if m.FieldCleared(relay.FieldResolvedTeamID) {
+		fields = append(fields, relay.FieldResolvedTeamID)
+	}
+	if m.FieldCleared(relay.FieldResolvedProjectID) {
+		fields = append(fields, relay.FieldResolvedProjectID)
+	}
+	if m.FieldCleared(relay.FieldDroppedTeamID) {
+		fields = append(fields, relay.FieldDroppedTeamID)
+	}
+	if m.FieldCleared(relay.FieldDroppedProjectID) {
+		fields = append(fields, relay.FieldDroppedProjectID)
+	}
 	return fields
 }
 
@@ -49905,6 +50319,18 @@ func (m *RelayMutation) ClearField(name string) error {
 		return nil
 	case relay.FieldDigestDue:
 		m.ClearDigestDue()
+		return nil
+	case relay.FieldResolvedTeamID:
+		m.ClearResolvedTeamID()
+		return nil
+	case relay.FieldResolvedProjectID:
+		m.ClearResolvedProjectID()
+		return nil
+	case relay.FieldDroppedTeamID:
+		m.ClearDroppedTeamID()
+		return nil
+	case relay.FieldDroppedProjectID:
+		m.ClearDroppedProjectID()
 		return nil
 	}
 	return fmt.Errorf("unknown Relay nullable field %s", name)
@@ -49997,6 +50423,18 @@ func (m *RelayMutation) ResetField(name string) error {
 		return nil
 	case relay.FieldDigestDue:
 		m.ResetDigestDue()
+		return nil
+	case relay.FieldResolvedTeamID:
+		m.ResetResolvedTeamID()
+		return nil
+	case relay.FieldResolvedProjectID:
+		m.ResetResolvedProjectID()
+		return nil
+	case relay.FieldDroppedTeamID:
+		m.ResetDroppedTeamID()
+		return nil
+	case relay.FieldDroppedProjectID:
+		m.ResetDroppedProjectID()
 		return nil
 	}
 	return fmt.Errorf("unknown Relay field %s", name)
@@ -59651,29 +60089,31 @@ func (m *StreamEventMutation) ResetEdge(name string) error {
 // TeamMutation represents an operation that mutates the Team nodes in the graph.
 type TeamMutation struct {
 	config
-	op                  Op
-	typ                 string
-	id                  *string
-	created_at          *time.Time
-	updated_at          *time.Time
-	name                *string
-	handle              *string
-	description         *string
-	avatar_url          *string
-	visibility          *team.Visibility
-	origin_instance_url *string
-	is_self_hosted      *bool
-	owner_id            *string
-	clearedFields       map[string]struct{}
-	members             map[string]struct{}
-	removedmembers      map[string]struct{}
-	clearedmembers      bool
-	invites             map[string]struct{}
-	removedinvites      map[string]struct{}
-	clearedinvites      bool
-	done                bool
-	oldValue            func(context.Context) (*Team, error)
-	predicates          []predicate.Team
+	op                   Op
+	typ                  string
+	id                   *string
+	created_at           *time.Time
+	updated_at           *time.Time
+	name                 *string
+	handle               *string
+	description          *string
+	avatar_url           *string
+	visibility           *team.Visibility
+	origin_instance_url  *string
+	is_self_hosted       *bool
+	owner_id             *string
+	origin_connection_id *string
+	origin_id            *string
+	clearedFields        map[string]struct{}
+	members              map[string]struct{}
+	removedmembers       map[string]struct{}
+	clearedmembers       bool
+	invites              map[string]struct{}
+	removedinvites       map[string]struct{}
+	clearedinvites       bool
+	done                 bool
+	oldValue             func(context.Context) (*Team, error)
+	predicates           []predicate.Team
 }
 
 var _ ent.Mutation = (*TeamMutation)(nil)
@@ -60179,6 +60619,104 @@ func (m *TeamMutation) ResetOwnerID() {
 	m.owner_id = nil
 }
 
+// SetOriginConnectionID sets the "origin_connection_id" field.
+func (m *TeamMutation) SetOriginConnectionID(s string) {
+	m.origin_connection_id = &s
+}
+
+// OriginConnectionID returns the value of the "origin_connection_id" field in the mutation.
+func (m *TeamMutation) OriginConnectionID() (r string, exists bool) {
+	v := m.origin_connection_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOriginConnectionID returns the old "origin_connection_id" field's value of the Team entity.
+// If the Team object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamMutation) OldOriginConnectionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOriginConnectionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOriginConnectionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOriginConnectionID: %w", err)
+	}
+	return oldValue.OriginConnectionID, nil
+}
+
+// ClearOriginConnectionID clears the value of the "origin_connection_id" field.
+func (m *TeamMutation) ClearOriginConnectionID() {
+	m.origin_connection_id = nil
+	m.clearedFields[team.FieldOriginConnectionID] = struct{}{}
+}
+
+// OriginConnectionIDCleared returns if the "origin_connection_id" field was cleared in this mutation.
+func (m *TeamMutation) OriginConnectionIDCleared() bool {
+	_, ok := m.clearedFields[team.FieldOriginConnectionID]
+	return ok
+}
+
+// ResetOriginConnectionID resets all changes to the "origin_connection_id" field.
+func (m *TeamMutation) ResetOriginConnectionID() {
+	m.origin_connection_id = nil
+	delete(m.clearedFields, team.FieldOriginConnectionID)
+}
+
+// SetOriginID sets the "origin_id" field.
+func (m *TeamMutation) SetOriginID(s string) {
+	m.origin_id = &s
+}
+
+// OriginID returns the value of the "origin_id" field in the mutation.
+func (m *TeamMutation) OriginID() (r string, exists bool) {
+	v := m.origin_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOriginID returns the old "origin_id" field's value of the Team entity.
+// If the Team object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamMutation) OldOriginID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOriginID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOriginID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOriginID: %w", err)
+	}
+	return oldValue.OriginID, nil
+}
+
+// ClearOriginID clears the value of the "origin_id" field.
+func (m *TeamMutation) ClearOriginID() {
+	m.origin_id = nil
+	m.clearedFields[team.FieldOriginID] = struct{}{}
+}
+
+// OriginIDCleared returns if the "origin_id" field was cleared in this mutation.
+func (m *TeamMutation) OriginIDCleared() bool {
+	_, ok := m.clearedFields[team.FieldOriginID]
+	return ok
+}
+
+// ResetOriginID resets all changes to the "origin_id" field.
+func (m *TeamMutation) ResetOriginID() {
+	m.origin_id = nil
+	delete(m.clearedFields, team.FieldOriginID)
+}
+
 // AddMemberIDs adds the "members" edge to the TeamMember entity by ids.
 func (m *TeamMutation) AddMemberIDs(ids ...string) {
 	if m.members == nil {
@@ -60321,7 +60859,7 @@ func (m *TeamMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TeamMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, team.FieldCreatedAt)
 	}
@@ -60352,6 +60890,12 @@ func (m *TeamMutation) Fields() []string {
 	if m.owner_id != nil {
 		fields = append(fields, team.FieldOwnerID)
 	}
+	if m.origin_connection_id != nil {
+		fields = append(fields, team.FieldOriginConnectionID)
+	}
+	if m.origin_id != nil {
+		fields = append(fields, team.FieldOriginID)
+	}
 	return fields
 }
 
@@ -60380,6 +60924,10 @@ func (m *TeamMutation) Field(name string) (ent.Value, bool) {
 		return m.IsSelfHosted()
 	case team.FieldOwnerID:
 		return m.OwnerID()
+	case team.FieldOriginConnectionID:
+		return m.OriginConnectionID()
+	case team.FieldOriginID:
+		return m.OriginID()
 	}
 	return nil, false
 }
@@ -60409,6 +60957,10 @@ func (m *TeamMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldIsSelfHosted(ctx)
 	case team.FieldOwnerID:
 		return m.OldOwnerID(ctx)
+	case team.FieldOriginConnectionID:
+		return m.OldOriginConnectionID(ctx)
+	case team.FieldOriginID:
+		return m.OldOriginID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Team field %s", name)
 }
@@ -60488,6 +61040,20 @@ func (m *TeamMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetOwnerID(v)
 		return nil
+	case team.FieldOriginConnectionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOriginConnectionID(v)
+		return nil
+	case team.FieldOriginID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOriginID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Team field %s", name)
 }
@@ -60527,6 +61093,12 @@ func (m *TeamMutation) ClearedFields() []string {
 	if m.FieldCleared(team.FieldOriginInstanceURL) {
 		fields = append(fields, team.FieldOriginInstanceURL)
 	}
+	if m.FieldCleared(team.FieldOriginConnectionID) {
+		fields = append(fields, team.FieldOriginConnectionID)
+	}
+	if m.FieldCleared(team.FieldOriginID) {
+		fields = append(fields, team.FieldOriginID)
+	}
 	return fields
 }
 
@@ -60549,6 +61121,12 @@ func (m *TeamMutation) ClearField(name string) error {
 		return nil
 	case team.FieldOriginInstanceURL:
 		m.ClearOriginInstanceURL()
+		return nil
+	case team.FieldOriginConnectionID:
+		m.ClearOriginConnectionID()
+		return nil
+	case team.FieldOriginID:
+		m.ClearOriginID()
 		return nil
 	}
 	return fmt.Errorf("unknown Team nullable field %s", name)
@@ -60587,6 +61165,12 @@ func (m *TeamMutation) ResetField(name string) error {
 		return nil
 	case team.FieldOwnerID:
 		m.ResetOwnerID()
+		return nil
+	case team.FieldOriginConnectionID:
+		m.ResetOriginConnectionID()
+		return nil
+	case team.FieldOriginID:
+		m.ResetOriginID()
 		return nil
 	}
 	return fmt.Errorf("unknown Team field %s", name)

@@ -37,6 +37,10 @@ type Project struct {
 	Kind project.Kind `json:"kind,omitempty"`
 	// LeadID holds the value of the "lead_id" field.
 	LeadID string `json:"lead_id,omitempty"`
+	// OriginConnectionID holds the value of the "origin_connection_id" field.
+	OriginConnectionID *string `json:"origin_connection_id,omitempty"`
+	// OriginID holds the value of the "origin_id" field.
+	OriginID *string `json:"origin_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ProjectQuery when eager-loading is set.
 	Edges        ProjectEdges `json:"edges"`
@@ -77,7 +81,7 @@ func (*Project) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case project.FieldID, project.FieldName, project.FieldDescription, project.FieldTeamID, project.FieldColor, project.FieldVisibility, project.FieldStatus, project.FieldKind, project.FieldLeadID:
+		case project.FieldID, project.FieldName, project.FieldDescription, project.FieldTeamID, project.FieldColor, project.FieldVisibility, project.FieldStatus, project.FieldKind, project.FieldLeadID, project.FieldOriginConnectionID, project.FieldOriginID:
 			values[i] = new(sql.NullString)
 		case project.FieldCreatedAt, project.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -164,6 +168,20 @@ func (_m *Project) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.LeadID = value.String
 			}
+		case project.FieldOriginConnectionID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field origin_connection_id", values[i])
+			} else if value.Valid {
+				_m.OriginConnectionID = new(string)
+				*_m.OriginConnectionID = value.String
+			}
+		case project.FieldOriginID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field origin_id", values[i])
+			} else if value.Valid {
+				_m.OriginID = new(string)
+				*_m.OriginID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -243,6 +261,16 @@ func (_m *Project) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("lead_id=")
 	builder.WriteString(_m.LeadID)
+	builder.WriteString(", ")
+	if v := _m.OriginConnectionID; v != nil {
+		builder.WriteString("origin_connection_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.OriginID; v != nil {
+		builder.WriteString("origin_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -125,6 +125,34 @@ func (_c *ProjectCreate) SetLeadID(v string) *ProjectCreate {
 	return _c
 }
 
+// SetOriginConnectionID sets the "origin_connection_id" field.
+func (_c *ProjectCreate) SetOriginConnectionID(v string) *ProjectCreate {
+	_c.mutation.SetOriginConnectionID(v)
+	return _c
+}
+
+// SetNillableOriginConnectionID sets the "origin_connection_id" field if the given value is not nil.
+func (_c *ProjectCreate) SetNillableOriginConnectionID(v *string) *ProjectCreate {
+	if v != nil {
+		_c.SetOriginConnectionID(*v)
+	}
+	return _c
+}
+
+// SetOriginID sets the "origin_id" field.
+func (_c *ProjectCreate) SetOriginID(v string) *ProjectCreate {
+	_c.mutation.SetOriginID(v)
+	return _c
+}
+
+// SetNillableOriginID sets the "origin_id" field if the given value is not nil.
+func (_c *ProjectCreate) SetNillableOriginID(v *string) *ProjectCreate {
+	if v != nil {
+		_c.SetOriginID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *ProjectCreate) SetID(v string) *ProjectCreate {
 	_c.mutation.SetID(v)
@@ -349,6 +377,14 @@ func (_c *ProjectCreate) createSpec() (*Project, *sqlgraph.CreateSpec) {
 		_spec.SetField(project.FieldLeadID, field.TypeString, value)
 		_node.LeadID = value
 	}
+	if value, ok := _c.mutation.OriginConnectionID(); ok {
+		_spec.SetField(project.FieldOriginConnectionID, field.TypeString, value)
+		_node.OriginConnectionID = &value
+	}
+	if value, ok := _c.mutation.OriginID(); ok {
+		_spec.SetField(project.FieldOriginID, field.TypeString, value)
+		_node.OriginID = &value
+	}
 	if nodes := _c.mutation.MembersIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -572,6 +608,12 @@ func (u *ProjectUpsertOne) UpdateNewValues() *ProjectUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(project.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OriginConnectionID(); exists {
+			s.SetIgnore(project.FieldOriginConnectionID)
+		}
+		if _, exists := u.create.mutation.OriginID(); exists {
+			s.SetIgnore(project.FieldOriginID)
 		}
 	}))
 	return u
@@ -929,6 +971,12 @@ func (u *ProjectUpsertBulk) UpdateNewValues() *ProjectUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(project.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OriginConnectionID(); exists {
+				s.SetIgnore(project.FieldOriginConnectionID)
+			}
+			if _, exists := b.mutation.OriginID(); exists {
+				s.SetIgnore(project.FieldOriginID)
 			}
 		}
 	}))

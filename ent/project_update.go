@@ -342,6 +342,12 @@ func (_u *ProjectUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.LeadID(); ok {
 		_spec.SetField(project.FieldLeadID, field.TypeString, value)
 	}
+	if _u.mutation.OriginConnectionIDCleared() {
+		_spec.ClearField(project.FieldOriginConnectionID, field.TypeString)
+	}
+	if _u.mutation.OriginIDCleared() {
+		_spec.ClearField(project.FieldOriginID, field.TypeString)
+	}
 	if _u.mutation.MembersCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -793,6 +799,12 @@ func (_u *ProjectUpdateOne) sqlSave(ctx context.Context) (_node *Project, err er
 	}
 	if value, ok := _u.mutation.LeadID(); ok {
 		_spec.SetField(project.FieldLeadID, field.TypeString, value)
+	}
+	if _u.mutation.OriginConnectionIDCleared() {
+		_spec.ClearField(project.FieldOriginConnectionID, field.TypeString)
+	}
+	if _u.mutation.OriginIDCleared() {
+		_spec.ClearField(project.FieldOriginID, field.TypeString)
 	}
 	if _u.mutation.MembersCleared() {
 		edge := &sqlgraph.EdgeSpec{

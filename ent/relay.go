@@ -74,6 +74,14 @@ type Relay struct {
 	DigestPending bool `json:"digest_pending,omitempty"`
 	// DigestDue holds the value of the "digest_due" field.
 	DigestDue *time.Time `json:"digest_due,omitempty"`
+	// ResolvedTeamID holds the value of the "resolved_team_id" field.
+	ResolvedTeamID *string `json:"resolved_team_id,omitempty"`
+	// ResolvedProjectID holds the value of the "resolved_project_id" field.
+	ResolvedProjectID *string `json:"resolved_project_id,omitempty"`
+	// DroppedTeamID holds the value of the "dropped_team_id" field.
+	DroppedTeamID *string `json:"dropped_team_id,omitempty"`
+	// DroppedProjectID holds the value of the "dropped_project_id" field.
+	DroppedProjectID *string `json:"dropped_project_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the RelayQuery when eager-loading is set.
 	Edges        RelayEdges `json:"edges"`
@@ -109,7 +117,7 @@ func (*Relay) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case relay.FieldRating:
 			values[i] = new(sql.NullInt64)
-		case relay.FieldID, relay.FieldUserID, relay.FieldConnectionID, relay.FieldRelayID, relay.FieldDirection, relay.FieldType, relay.FieldIntent, relay.FieldSubject, relay.FieldPayload, relay.FieldPriority, relay.FieldFromUserEmail, relay.FieldFromUserName, relay.FieldThreadID, relay.FieldParentRelayID, relay.FieldCardID, relay.FieldState, relay.FieldResult, relay.FieldReason, relay.FieldItemID, relay.FieldRatingFeedback, relay.FieldFilteredReason:
+		case relay.FieldID, relay.FieldUserID, relay.FieldConnectionID, relay.FieldRelayID, relay.FieldDirection, relay.FieldType, relay.FieldIntent, relay.FieldSubject, relay.FieldPayload, relay.FieldPriority, relay.FieldFromUserEmail, relay.FieldFromUserName, relay.FieldThreadID, relay.FieldParentRelayID, relay.FieldCardID, relay.FieldState, relay.FieldResult, relay.FieldReason, relay.FieldItemID, relay.FieldRatingFeedback, relay.FieldFilteredReason, relay.FieldResolvedTeamID, relay.FieldResolvedProjectID, relay.FieldDroppedTeamID, relay.FieldDroppedProjectID:
 			values[i] = new(sql.NullString)
 		case relay.FieldCreatedAt, relay.FieldUpdatedAt, relay.FieldStateAt, relay.FieldRatedAt, relay.FieldDigestDue:
 			values[i] = new(sql.NullTime)
@@ -315,6 +323,34 @@ func (_m *Relay) assignValues(columns []string, values []any) error {
 				_m.DigestDue = new(time.Time)
 				*_m.DigestDue = value.Time
 			}
+		case relay.FieldResolvedTeamID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field resolved_team_id", values[i])
+			} else if value.Valid {
+				_m.ResolvedTeamID = new(string)
+				*_m.ResolvedTeamID = value.String
+			}
+		case relay.FieldResolvedProjectID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field resolved_project_id", values[i])
+			} else if value.Valid {
+				_m.ResolvedProjectID = new(string)
+				*_m.ResolvedProjectID = value.String
+			}
+		case relay.FieldDroppedTeamID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field dropped_team_id", values[i])
+			} else if value.Valid {
+				_m.DroppedTeamID = new(string)
+				*_m.DroppedTeamID = value.String
+			}
+		case relay.FieldDroppedProjectID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field dropped_project_id", values[i])
+			} else if value.Valid {
+				_m.DroppedProjectID = new(string)
+				*_m.DroppedProjectID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -464,6 +500,26 @@ func (_m *Relay) String() string {
 	if v := _m.DigestDue; v != nil {
 		builder.WriteString("digest_due=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.ResolvedTeamID; v != nil {
+		builder.WriteString("resolved_team_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ResolvedProjectID; v != nil {
+		builder.WriteString("resolved_project_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.DroppedTeamID; v != nil {
+		builder.WriteString("dropped_team_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.DroppedProjectID; v != nil {
+		builder.WriteString("dropped_project_id=")
+		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')
 	return builder.String()

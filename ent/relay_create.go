@@ -360,6 +360,62 @@ func (_c *RelayCreate) SetNillableDigestDue(v *time.Time) *RelayCreate {
 	return _c
 }
 
+// SetResolvedTeamID sets the "resolved_team_id" field.
+func (_c *RelayCreate) SetResolvedTeamID(v string) *RelayCreate {
+	_c.mutation.SetResolvedTeamID(v)
+	return _c
+}
+
+// SetNillableResolvedTeamID sets the "resolved_team_id" field if the given value is not nil.
+func (_c *RelayCreate) SetNillableResolvedTeamID(v *string) *RelayCreate {
+	if v != nil {
+		_c.SetResolvedTeamID(*v)
+	}
+	return _c
+}
+
+// SetResolvedProjectID sets the "resolved_project_id" field.
+func (_c *RelayCreate) SetResolvedProjectID(v string) *RelayCreate {
+	_c.mutation.SetResolvedProjectID(v)
+	return _c
+}
+
+// SetNillableResolvedProjectID sets the "resolved_project_id" field if the given value is not nil.
+func (_c *RelayCreate) SetNillableResolvedProjectID(v *string) *RelayCreate {
+	if v != nil {
+		_c.SetResolvedProjectID(*v)
+	}
+	return _c
+}
+
+// SetDroppedTeamID sets the "dropped_team_id" field.
+func (_c *RelayCreate) SetDroppedTeamID(v string) *RelayCreate {
+	_c.mutation.SetDroppedTeamID(v)
+	return _c
+}
+
+// SetNillableDroppedTeamID sets the "dropped_team_id" field if the given value is not nil.
+func (_c *RelayCreate) SetNillableDroppedTeamID(v *string) *RelayCreate {
+	if v != nil {
+		_c.SetDroppedTeamID(*v)
+	}
+	return _c
+}
+
+// SetDroppedProjectID sets the "dropped_project_id" field.
+func (_c *RelayCreate) SetDroppedProjectID(v string) *RelayCreate {
+	_c.mutation.SetDroppedProjectID(v)
+	return _c
+}
+
+// SetNillableDroppedProjectID sets the "dropped_project_id" field if the given value is not nil.
+func (_c *RelayCreate) SetNillableDroppedProjectID(v *string) *RelayCreate {
+	if v != nil {
+		_c.SetDroppedProjectID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *RelayCreate) SetID(v string) *RelayCreate {
 	_c.mutation.SetID(v)
@@ -675,6 +731,22 @@ func (_c *RelayCreate) createSpec() (*Relay, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.DigestDue(); ok {
 		_spec.SetField(relay.FieldDigestDue, field.TypeTime, value)
 		_node.DigestDue = &value
+	}
+	if value, ok := _c.mutation.ResolvedTeamID(); ok {
+		_spec.SetField(relay.FieldResolvedTeamID, field.TypeString, value)
+		_node.ResolvedTeamID = &value
+	}
+	if value, ok := _c.mutation.ResolvedProjectID(); ok {
+		_spec.SetField(relay.FieldResolvedProjectID, field.TypeString, value)
+		_node.ResolvedProjectID = &value
+	}
+	if value, ok := _c.mutation.DroppedTeamID(); ok {
+		_spec.SetField(relay.FieldDroppedTeamID, field.TypeString, value)
+		_node.DroppedTeamID = &value
+	}
+	if value, ok := _c.mutation.DroppedProjectID(); ok {
+		_spec.SetField(relay.FieldDroppedProjectID, field.TypeString, value)
+		_node.DroppedProjectID = &value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1072,6 +1144,78 @@ func (u *RelayUpsert) UpdateDigestDue() *RelayUpsert {
 // ClearDigestDue clears the value of the "digest_due" field.
 func (u *RelayUpsert) ClearDigestDue() *RelayUpsert {
 	u.SetNull(relay.FieldDigestDue)
+	return u
+}
+
+// SetResolvedTeamID sets the "resolved_team_id" field.
+func (u *RelayUpsert) SetResolvedTeamID(v string) *RelayUpsert {
+	u.Set(relay.FieldResolvedTeamID, v)
+	return u
+}
+
+// UpdateResolvedTeamID sets the "resolved_team_id" field to the value that was provided on create.
+func (u *RelayUpsert) UpdateResolvedTeamID() *RelayUpsert {
+	u.SetExcluded(relay.FieldResolvedTeamID)
+	return u
+}
+
+// ClearResolvedTeamID clears the value of the "resolved_team_id" field.
+func (u *RelayUpsert) ClearResolvedTeamID() *RelayUpsert {
+	u.SetNull(relay.FieldResolvedTeamID)
+	return u
+}
+
+// SetResolvedProjectID sets the "resolved_project_id" field.
+func (u *RelayUpsert) SetResolvedProjectID(v string) *RelayUpsert {
+	u.Set(relay.FieldResolvedProjectID, v)
+	return u
+}
+
+// UpdateResolvedProjectID sets the "resolved_project_id" field to the value that was provided on create.
+func (u *RelayUpsert) UpdateResolvedProjectID() *RelayUpsert {
+	u.SetExcluded(relay.FieldResolvedProjectID)
+	return u
+}
+
+// ClearResolvedProjectID clears the value of the "resolved_project_id" field.
+func (u *RelayUpsert) ClearResolvedProjectID() *RelayUpsert {
+	u.SetNull(relay.FieldResolvedProjectID)
+	return u
+}
+
+// SetDroppedTeamID sets the "dropped_team_id" field.
+func (u *RelayUpsert) SetDroppedTeamID(v string) *RelayUpsert {
+	u.Set(relay.FieldDroppedTeamID, v)
+	return u
+}
+
+// UpdateDroppedTeamID sets the "dropped_team_id" field to the value that was provided on create.
+func (u *RelayUpsert) UpdateDroppedTeamID() *RelayUpsert {
+	u.SetExcluded(relay.FieldDroppedTeamID)
+	return u
+}
+
+// ClearDroppedTeamID clears the value of the "dropped_team_id" field.
+func (u *RelayUpsert) ClearDroppedTeamID() *RelayUpsert {
+	u.SetNull(relay.FieldDroppedTeamID)
+	return u
+}
+
+// SetDroppedProjectID sets the "dropped_project_id" field.
+func (u *RelayUpsert) SetDroppedProjectID(v string) *RelayUpsert {
+	u.Set(relay.FieldDroppedProjectID, v)
+	return u
+}
+
+// UpdateDroppedProjectID sets the "dropped_project_id" field to the value that was provided on create.
+func (u *RelayUpsert) UpdateDroppedProjectID() *RelayUpsert {
+	u.SetExcluded(relay.FieldDroppedProjectID)
+	return u
+}
+
+// ClearDroppedProjectID clears the value of the "dropped_project_id" field.
+func (u *RelayUpsert) ClearDroppedProjectID() *RelayUpsert {
+	u.SetNull(relay.FieldDroppedProjectID)
 	return u
 }
 
@@ -1526,6 +1670,90 @@ func (u *RelayUpsertOne) UpdateDigestDue() *RelayUpsertOne {
 func (u *RelayUpsertOne) ClearDigestDue() *RelayUpsertOne {
 	return u.Update(func(s *RelayUpsert) {
 		s.ClearDigestDue()
+	})
+}
+
+// SetResolvedTeamID sets the "resolved_team_id" field.
+func (u *RelayUpsertOne) SetResolvedTeamID(v string) *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetResolvedTeamID(v)
+	})
+}
+
+// UpdateResolvedTeamID sets the "resolved_team_id" field to the value that was provided on create.
+func (u *RelayUpsertOne) UpdateResolvedTeamID() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateResolvedTeamID()
+	})
+}
+
+// ClearResolvedTeamID clears the value of the "resolved_team_id" field.
+func (u *RelayUpsertOne) ClearResolvedTeamID() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearResolvedTeamID()
+	})
+}
+
+// SetResolvedProjectID sets the "resolved_project_id" field.
+func (u *RelayUpsertOne) SetResolvedProjectID(v string) *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetResolvedProjectID(v)
+	})
+}
+
+// UpdateResolvedProjectID sets the "resolved_project_id" field to the value that was provided on create.
+func (u *RelayUpsertOne) UpdateResolvedProjectID() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateResolvedProjectID()
+	})
+}
+
+// ClearResolvedProjectID clears the value of the "resolved_project_id" field.
+func (u *RelayUpsertOne) ClearResolvedProjectID() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearResolvedProjectID()
+	})
+}
+
+// SetDroppedTeamID sets the "dropped_team_id" field.
+func (u *RelayUpsertOne) SetDroppedTeamID(v string) *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetDroppedTeamID(v)
+	})
+}
+
+// UpdateDroppedTeamID sets the "dropped_team_id" field to the value that was provided on create.
+func (u *RelayUpsertOne) UpdateDroppedTeamID() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateDroppedTeamID()
+	})
+}
+
+// ClearDroppedTeamID clears the value of the "dropped_team_id" field.
+func (u *RelayUpsertOne) ClearDroppedTeamID() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearDroppedTeamID()
+	})
+}
+
+// SetDroppedProjectID sets the "dropped_project_id" field.
+func (u *RelayUpsertOne) SetDroppedProjectID(v string) *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetDroppedProjectID(v)
+	})
+}
+
+// UpdateDroppedProjectID sets the "dropped_project_id" field to the value that was provided on create.
+func (u *RelayUpsertOne) UpdateDroppedProjectID() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateDroppedProjectID()
+	})
+}
+
+// ClearDroppedProjectID clears the value of the "dropped_project_id" field.
+func (u *RelayUpsertOne) ClearDroppedProjectID() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearDroppedProjectID()
 	})
 }
 
@@ -2147,6 +2375,90 @@ func (u *RelayUpsertBulk) UpdateDigestDue() *RelayUpsertBulk {
 func (u *RelayUpsertBulk) ClearDigestDue() *RelayUpsertBulk {
 	return u.Update(func(s *RelayUpsert) {
 		s.ClearDigestDue()
+	})
+}
+
+// SetResolvedTeamID sets the "resolved_team_id" field.
+func (u *RelayUpsertBulk) SetResolvedTeamID(v string) *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetResolvedTeamID(v)
+	})
+}
+
+// UpdateResolvedTeamID sets the "resolved_team_id" field to the value that was provided on create.
+func (u *RelayUpsertBulk) UpdateResolvedTeamID() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateResolvedTeamID()
+	})
+}
+
+// ClearResolvedTeamID clears the value of the "resolved_team_id" field.
+func (u *RelayUpsertBulk) ClearResolvedTeamID() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearResolvedTeamID()
+	})
+}
+
+// SetResolvedProjectID sets the "resolved_project_id" field.
+func (u *RelayUpsertBulk) SetResolvedProjectID(v string) *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetResolvedProjectID(v)
+	})
+}
+
+// UpdateResolvedProjectID sets the "resolved_project_id" field to the value that was provided on create.
+func (u *RelayUpsertBulk) UpdateResolvedProjectID() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateResolvedProjectID()
+	})
+}
+
+// ClearResolvedProjectID clears the value of the "resolved_project_id" field.
+func (u *RelayUpsertBulk) ClearResolvedProjectID() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearResolvedProjectID()
+	})
+}
+
+// SetDroppedTeamID sets the "dropped_team_id" field.
+func (u *RelayUpsertBulk) SetDroppedTeamID(v string) *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetDroppedTeamID(v)
+	})
+}
+
+// UpdateDroppedTeamID sets the "dropped_team_id" field to the value that was provided on create.
+func (u *RelayUpsertBulk) UpdateDroppedTeamID() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateDroppedTeamID()
+	})
+}
+
+// ClearDroppedTeamID clears the value of the "dropped_team_id" field.
+func (u *RelayUpsertBulk) ClearDroppedTeamID() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearDroppedTeamID()
+	})
+}
+
+// SetDroppedProjectID sets the "dropped_project_id" field.
+func (u *RelayUpsertBulk) SetDroppedProjectID(v string) *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetDroppedProjectID(v)
+	})
+}
+
+// UpdateDroppedProjectID sets the "dropped_project_id" field to the value that was provided on create.
+func (u *RelayUpsertBulk) UpdateDroppedProjectID() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateDroppedProjectID()
+	})
+}
+
+// ClearDroppedProjectID clears the value of the "dropped_project_id" field.
+func (u *RelayUpsertBulk) ClearDroppedProjectID() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearDroppedProjectID()
 	})
 }
 

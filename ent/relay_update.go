@@ -401,6 +401,86 @@ func (_u *RelayUpdate) ClearDigestDue() *RelayUpdate {
 	return _u
 }
 
+// SetResolvedTeamID sets the "resolved_team_id" field.
+func (_u *RelayUpdate) SetResolvedTeamID(v string) *RelayUpdate {
+	_u.mutation.SetResolvedTeamID(v)
+	return _u
+}
+
+// SetNillableResolvedTeamID sets the "resolved_team_id" field if the given value is not nil.
+func (_u *RelayUpdate) SetNillableResolvedTeamID(v *string) *RelayUpdate {
+	if v != nil {
+		_u.SetResolvedTeamID(*v)
+	}
+	return _u
+}
+
+// ClearResolvedTeamID clears the value of the "resolved_team_id" field.
+func (_u *RelayUpdate) ClearResolvedTeamID() *RelayUpdate {
+	_u.mutation.ClearResolvedTeamID()
+	return _u
+}
+
+// SetResolvedProjectID sets the "resolved_project_id" field.
+func (_u *RelayUpdate) SetResolvedProjectID(v string) *RelayUpdate {
+	_u.mutation.SetResolvedProjectID(v)
+	return _u
+}
+
+// SetNillableResolvedProjectID sets the "resolved_project_id" field if the given value is not nil.
+func (_u *RelayUpdate) SetNillableResolvedProjectID(v *string) *RelayUpdate {
+	if v != nil {
+		_u.SetResolvedProjectID(*v)
+	}
+	return _u
+}
+
+// ClearResolvedProjectID clears the value of the "resolved_project_id" field.
+func (_u *RelayUpdate) ClearResolvedProjectID() *RelayUpdate {
+	_u.mutation.ClearResolvedProjectID()
+	return _u
+}
+
+// SetDroppedTeamID sets the "dropped_team_id" field.
+func (_u *RelayUpdate) SetDroppedTeamID(v string) *RelayUpdate {
+	_u.mutation.SetDroppedTeamID(v)
+	return _u
+}
+
+// SetNillableDroppedTeamID sets the "dropped_team_id" field if the given value is not nil.
+func (_u *RelayUpdate) SetNillableDroppedTeamID(v *string) *RelayUpdate {
+	if v != nil {
+		_u.SetDroppedTeamID(*v)
+	}
+	return _u
+}
+
+// ClearDroppedTeamID clears the value of the "dropped_team_id" field.
+func (_u *RelayUpdate) ClearDroppedTeamID() *RelayUpdate {
+	_u.mutation.ClearDroppedTeamID()
+	return _u
+}
+
+// SetDroppedProjectID sets the "dropped_project_id" field.
+func (_u *RelayUpdate) SetDroppedProjectID(v string) *RelayUpdate {
+	_u.mutation.SetDroppedProjectID(v)
+	return _u
+}
+
+// SetNillableDroppedProjectID sets the "dropped_project_id" field if the given value is not nil.
+func (_u *RelayUpdate) SetNillableDroppedProjectID(v *string) *RelayUpdate {
+	if v != nil {
+		_u.SetDroppedProjectID(*v)
+	}
+	return _u
+}
+
+// ClearDroppedProjectID clears the value of the "dropped_project_id" field.
+func (_u *RelayUpdate) ClearDroppedProjectID() *RelayUpdate {
+	_u.mutation.ClearDroppedProjectID()
+	return _u
+}
+
 // Mutation returns the RelayMutation object of the builder.
 func (_u *RelayUpdate) Mutation() *RelayMutation {
 	return _u.mutation
@@ -567,6 +647,30 @@ func (_u *RelayUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.DigestDueCleared() {
 		_spec.ClearField(relay.FieldDigestDue, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ResolvedTeamID(); ok {
+		_spec.SetField(relay.FieldResolvedTeamID, field.TypeString, value)
+	}
+	if _u.mutation.ResolvedTeamIDCleared() {
+		_spec.ClearField(relay.FieldResolvedTeamID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ResolvedProjectID(); ok {
+		_spec.SetField(relay.FieldResolvedProjectID, field.TypeString, value)
+	}
+	if _u.mutation.ResolvedProjectIDCleared() {
+		_spec.ClearField(relay.FieldResolvedProjectID, field.TypeString)
+	}
+	if value, ok := _u.mutation.DroppedTeamID(); ok {
+		_spec.SetField(relay.FieldDroppedTeamID, field.TypeString, value)
+	}
+	if _u.mutation.DroppedTeamIDCleared() {
+		_spec.ClearField(relay.FieldDroppedTeamID, field.TypeString)
+	}
+	if value, ok := _u.mutation.DroppedProjectID(); ok {
+		_spec.SetField(relay.FieldDroppedProjectID, field.TypeString, value)
+	}
+	if _u.mutation.DroppedProjectIDCleared() {
+		_spec.ClearField(relay.FieldDroppedProjectID, field.TypeString)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -961,6 +1065,86 @@ func (_u *RelayUpdateOne) ClearDigestDue() *RelayUpdateOne {
 	return _u
 }
 
+// SetResolvedTeamID sets the "resolved_team_id" field.
+func (_u *RelayUpdateOne) SetResolvedTeamID(v string) *RelayUpdateOne {
+	_u.mutation.SetResolvedTeamID(v)
+	return _u
+}
+
+// SetNillableResolvedTeamID sets the "resolved_team_id" field if the given value is not nil.
+func (_u *RelayUpdateOne) SetNillableResolvedTeamID(v *string) *RelayUpdateOne {
+	if v != nil {
+		_u.SetResolvedTeamID(*v)
+	}
+	return _u
+}
+
+// ClearResolvedTeamID clears the value of the "resolved_team_id" field.
+func (_u *RelayUpdateOne) ClearResolvedTeamID() *RelayUpdateOne {
+	_u.mutation.ClearResolvedTeamID()
+	return _u
+}
+
+// SetResolvedProjectID sets the "resolved_project_id" field.
+func (_u *RelayUpdateOne) SetResolvedProjectID(v string) *RelayUpdateOne {
+	_u.mutation.SetResolvedProjectID(v)
+	return _u
+}
+
+// SetNillableResolvedProjectID sets the "resolved_project_id" field if the given value is not nil.
+func (_u *RelayUpdateOne) SetNillableResolvedProjectID(v *string) *RelayUpdateOne {
+	if v != nil {
+		_u.SetResolvedProjectID(*v)
+	}
+	return _u
+}
+
+// ClearResolvedProjectID clears the value of the "resolved_project_id" field.
+func (_u *RelayUpdateOne) ClearResolvedProjectID() *RelayUpdateOne {
+	_u.mutation.ClearResolvedProjectID()
+	return _u
+}
+
+// SetDroppedTeamID sets the "dropped_team_id" field.
+func (_u *RelayUpdateOne) SetDroppedTeamID(v string) *RelayUpdateOne {
+	_u.mutation.SetDroppedTeamID(v)
+	return _u
+}
+
+// SetNillableDroppedTeamID sets the "dropped_team_id" field if the given value is not nil.
+func (_u *RelayUpdateOne) SetNillableDroppedTeamID(v *string) *RelayUpdateOne {
+	if v != nil {
+		_u.SetDroppedTeamID(*v)
+	}
+	return _u
+}
+
+// ClearDroppedTeamID clears the value of the "dropped_team_id" field.
+func (_u *RelayUpdateOne) ClearDroppedTeamID() *RelayUpdateOne {
+	_u.mutation.ClearDroppedTeamID()
+	return _u
+}
+
+// SetDroppedProjectID sets the "dropped_project_id" field.
+func (_u *RelayUpdateOne) SetDroppedProjectID(v string) *RelayUpdateOne {
+	_u.mutation.SetDroppedProjectID(v)
+	return _u
+}
+
+// SetNillableDroppedProjectID sets the "dropped_project_id" field if the given value is not nil.
+func (_u *RelayUpdateOne) SetNillableDroppedProjectID(v *string) *RelayUpdateOne {
+	if v != nil {
+		_u.SetDroppedProjectID(*v)
+	}
+	return _u
+}
+
+// ClearDroppedProjectID clears the value of the "dropped_project_id" field.
+func (_u *RelayUpdateOne) ClearDroppedProjectID() *RelayUpdateOne {
+	_u.mutation.ClearDroppedProjectID()
+	return _u
+}
+
 // Mutation returns the RelayMutation object of the builder.
 func (_u *RelayUpdateOne) Mutation() *RelayMutation {
 	return _u.mutation
@@ -1157,6 +1341,30 @@ func (_u *RelayUpdateOne) sqlSave(ctx context.Context) (_node *Relay, err error)
 	}
 	if _u.mutation.DigestDueCleared() {
 		_spec.ClearField(relay.FieldDigestDue, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ResolvedTeamID(); ok {
+		_spec.SetField(relay.FieldResolvedTeamID, field.TypeString, value)
+	}
+	if _u.mutation.ResolvedTeamIDCleared() {
+		_spec.ClearField(relay.FieldResolvedTeamID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ResolvedProjectID(); ok {
+		_spec.SetField(relay.FieldResolvedProjectID, field.TypeString, value)
+	}
+	if _u.mutation.ResolvedProjectIDCleared() {
+		_spec.ClearField(relay.FieldResolvedProjectID, field.TypeString)
+	}
+	if value, ok := _u.mutation.DroppedTeamID(); ok {
+		_spec.SetField(relay.FieldDroppedTeamID, field.TypeString, value)
+	}
+	if _u.mutation.DroppedTeamIDCleared() {
+		_spec.ClearField(relay.FieldDroppedTeamID, field.TypeString)
+	}
+	if value, ok := _u.mutation.DroppedProjectID(); ok {
+		_spec.SetField(relay.FieldDroppedProjectID, field.TypeString, value)
+	}
+	if _u.mutation.DroppedProjectIDCleared() {
+		_spec.ClearField(relay.FieldDroppedProjectID, field.TypeString)
 	}
 	_node = &Relay{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -37,6 +37,10 @@ type Team struct {
 	IsSelfHosted bool `json:"is_self_hosted,omitempty"`
 	// OwnerID holds the value of the "owner_id" field.
 	OwnerID string `json:"owner_id,omitempty"`
+	// OriginConnectionID holds the value of the "origin_connection_id" field.
+	OriginConnectionID *string `json:"origin_connection_id,omitempty"`
+	// OriginID holds the value of the "origin_id" field.
+	OriginID *string `json:"origin_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the TeamQuery when eager-loading is set.
 	Edges        TeamEdges `json:"edges"`
@@ -79,7 +83,7 @@ func (*Team) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case team.FieldIsSelfHosted:
 			values[i] = new(sql.NullBool)
-		case team.FieldID, team.FieldName, team.FieldHandle, team.FieldDescription, team.FieldAvatarURL, team.FieldVisibility, team.FieldOriginInstanceURL, team.FieldOwnerID:
+		case team.FieldID, team.FieldName, team.FieldHandle, team.FieldDescription, team.FieldAvatarURL, team.FieldVisibility, team.FieldOriginInstanceURL, team.FieldOwnerID, team.FieldOriginConnectionID, team.FieldOriginID:
 			values[i] = new(sql.NullString)
 		case team.FieldCreatedAt, team.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -167,6 +171,20 @@ func (_m *Team) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.OwnerID = value.String
 			}
+		case team.FieldOriginConnectionID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field origin_connection_id", values[i])
+			} else if value.Valid {
+				_m.OriginConnectionID = new(string)
+				*_m.OriginConnectionID = value.String
+			}
+		case team.FieldOriginID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field origin_id", values[i])
+			} else if value.Valid {
+				_m.OriginID = new(string)
+				*_m.OriginID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -248,6 +266,16 @@ func (_m *Team) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("owner_id=")
 	builder.WriteString(_m.OwnerID)
+	builder.WriteString(", ")
+	if v := _m.OriginConnectionID; v != nil {
+		builder.WriteString("origin_connection_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.OriginID; v != nil {
+		builder.WriteString("origin_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -125,6 +125,34 @@ func (_c *TeamCreate) SetOwnerID(v string) *TeamCreate {
 	return _c
 }
 
+// SetOriginConnectionID sets the "origin_connection_id" field.
+func (_c *TeamCreate) SetOriginConnectionID(v string) *TeamCreate {
+	_c.mutation.SetOriginConnectionID(v)
+	return _c
+}
+
+// SetNillableOriginConnectionID sets the "origin_connection_id" field if the given value is not nil.
+func (_c *TeamCreate) SetNillableOriginConnectionID(v *string) *TeamCreate {
+	if v != nil {
+		_c.SetOriginConnectionID(*v)
+	}
+	return _c
+}
+
+// SetOriginID sets the "origin_id" field.
+func (_c *TeamCreate) SetOriginID(v string) *TeamCreate {
+	_c.mutation.SetOriginID(v)
+	return _c
+}
+
+// SetNillableOriginID sets the "origin_id" field if the given value is not nil.
+func (_c *TeamCreate) SetNillableOriginID(v *string) *TeamCreate {
+	if v != nil {
+		_c.SetOriginID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *TeamCreate) SetID(v string) *TeamCreate {
 	_c.mutation.SetID(v)
@@ -336,6 +364,14 @@ func (_c *TeamCreate) createSpec() (*Team, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.OwnerID(); ok {
 		_spec.SetField(team.FieldOwnerID, field.TypeString, value)
 		_node.OwnerID = value
+	}
+	if value, ok := _c.mutation.OriginConnectionID(); ok {
+		_spec.SetField(team.FieldOriginConnectionID, field.TypeString, value)
+		_node.OriginConnectionID = &value
+	}
+	if value, ok := _c.mutation.OriginID(); ok {
+		_spec.SetField(team.FieldOriginID, field.TypeString, value)
+		_node.OriginID = &value
 	}
 	if nodes := _c.mutation.MembersIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -566,6 +602,12 @@ func (u *TeamUpsertOne) UpdateNewValues() *TeamUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(team.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OriginConnectionID(); exists {
+			s.SetIgnore(team.FieldOriginConnectionID)
+		}
+		if _, exists := u.create.mutation.OriginID(); exists {
+			s.SetIgnore(team.FieldOriginID)
 		}
 	}))
 	return u
@@ -930,6 +972,12 @@ func (u *TeamUpsertBulk) UpdateNewValues() *TeamUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(team.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OriginConnectionID(); exists {
+				s.SetIgnore(team.FieldOriginConnectionID)
+			}
+			if _, exists := b.mutation.OriginID(); exists {
+				s.SetIgnore(team.FieldOriginID)
 			}
 		}
 	}))

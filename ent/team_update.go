@@ -346,6 +346,12 @@ func (_u *TeamUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.OwnerID(); ok {
 		_spec.SetField(team.FieldOwnerID, field.TypeString, value)
 	}
+	if _u.mutation.OriginConnectionIDCleared() {
+		_spec.ClearField(team.FieldOriginConnectionID, field.TypeString)
+	}
+	if _u.mutation.OriginIDCleared() {
+		_spec.ClearField(team.FieldOriginID, field.TypeString)
+	}
 	if _u.mutation.MembersCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -801,6 +807,12 @@ func (_u *TeamUpdateOne) sqlSave(ctx context.Context) (_node *Team, err error) {
 	}
 	if value, ok := _u.mutation.OwnerID(); ok {
 		_spec.SetField(team.FieldOwnerID, field.TypeString, value)
+	}
+	if _u.mutation.OriginConnectionIDCleared() {
+		_spec.ClearField(team.FieldOriginConnectionID, field.TypeString)
+	}
+	if _u.mutation.OriginIDCleared() {
+		_spec.ClearField(team.FieldOriginID, field.TypeString)
 	}
 	if _u.mutation.MembersCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -1346,6 +1346,8 @@ var (
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "closed"}, Default: "active"},
 		{Name: "kind", Type: field.TypeEnum, Enums: []string{"standard", "engagement"}, Default: "standard"},
 		{Name: "lead_id", Type: field.TypeString},
+		{Name: "origin_connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "origin_id", Type: field.TypeString, Nullable: true},
 	}
 	// ProjectsTable holds the schema information for the "projects" table.
 	ProjectsTable = &schema.Table{
@@ -1357,6 +1359,11 @@ var (
 				Name:    "project_team_id",
 				Unique:  false,
 				Columns: []*schema.Column{ProjectsColumns[5]},
+			},
+			{
+				Name:    "project_origin_connection_id_origin_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProjectsColumns[11], ProjectsColumns[12]},
 			},
 		},
 	}
@@ -1583,6 +1590,10 @@ var (
 		{Name: "filtered_reason", Type: field.TypeString, Nullable: true},
 		{Name: "digest_pending", Type: field.TypeBool, Default: false},
 		{Name: "digest_due", Type: field.TypeTime, Nullable: true},
+		{Name: "resolved_team_id", Type: field.TypeString, Nullable: true},
+		{Name: "resolved_project_id", Type: field.TypeString, Nullable: true},
+		{Name: "dropped_team_id", Type: field.TypeString, Nullable: true},
+		{Name: "dropped_project_id", Type: field.TypeString, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// RelaysTable holds the schema information for the "relays" table.
@@ -1593,7 +1604,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "relays_users_relays",
-				Columns:    []*schema.Column{RelaysColumns[28]},
+				Columns:    []*schema.Column{RelaysColumns[32]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1607,12 +1618,12 @@ var (
 			{
 				Name:    "relay_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{RelaysColumns[28], RelaysColumns[1]},
+				Columns: []*schema.Column{RelaysColumns[32], RelaysColumns[1]},
 			},
 			{
 				Name:    "relay_user_id_thread_id",
 				Unique:  false,
-				Columns: []*schema.Column{RelaysColumns[28], RelaysColumns[13]},
+				Columns: []*schema.Column{RelaysColumns[32], RelaysColumns[13]},
 			},
 			{
 				Name:    "relay_item_id",
@@ -1622,7 +1633,7 @@ var (
 			{
 				Name:    "relay_user_id_digest_pending",
 				Unique:  false,
-				Columns: []*schema.Column{RelaysColumns[28], RelaysColumns[26]},
+				Columns: []*schema.Column{RelaysColumns[32], RelaysColumns[26]},
 			},
 		},
 	}
@@ -1986,12 +1997,21 @@ var (
 		{Name: "origin_instance_url", Type: field.TypeString, Nullable: true},
 		{Name: "is_self_hosted", Type: field.TypeBool, Default: true},
 		{Name: "owner_id", Type: field.TypeString},
+		{Name: "origin_connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "origin_id", Type: field.TypeString, Nullable: true},
 	}
 	// TeamsTable holds the schema information for the "teams" table.
 	TeamsTable = &schema.Table{
 		Name:       "teams",
 		Columns:    TeamsColumns,
 		PrimaryKey: []*schema.Column{TeamsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "team_origin_connection_id_origin_id",
+				Unique:  true,
+				Columns: []*schema.Column{TeamsColumns[11], TeamsColumns[12]},
+			},
+		},
 	}
 	// TeamInvitesColumns holds the columns for the "team_invites" table.
 	TeamInvitesColumns = []*schema.Column{

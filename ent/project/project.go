@@ -34,6 +34,10 @@ const (
 	FieldKind = "kind"
 	// FieldLeadID holds the string denoting the lead_id field in the database.
 	FieldLeadID = "lead_id"
+	// FieldOriginConnectionID holds the string denoting the origin_connection_id field in the database.
+	FieldOriginConnectionID = "origin_connection_id"
+	// FieldOriginID holds the string denoting the origin_id field in the database.
+	FieldOriginID = "origin_id"
 	// EdgeMembers holds the string denoting the members edge name in mutations.
 	EdgeMembers = "members"
 	// EdgeInvites holds the string denoting the invites edge name in mutations.
@@ -69,6 +73,8 @@ var Columns = []string{
 	FieldStatus,
 	FieldKind,
 	FieldLeadID,
+	FieldOriginConnectionID,
+	FieldOriginID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -225,6 +231,16 @@ func ByKind(opts ...sql.OrderTermOption) OrderOption {
 // ByLeadID orders the results by the lead_id field.
 func ByLeadID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldLeadID, opts...).ToFunc()
+}
+
+// ByOriginConnectionID orders the results by the origin_connection_id field.
+func ByOriginConnectionID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOriginConnectionID, opts...).ToFunc()
+}
+
+// ByOriginID orders the results by the origin_id field.
+func ByOriginID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOriginID, opts...).ToFunc()
 }
 
 // ByMembersCount orders the results by members count.

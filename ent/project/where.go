@@ -100,6 +100,16 @@ func LeadID(v string) predicate.Project {
 	return predicate.Project(sql.FieldEQ(FieldLeadID, v))
 }
 
+// OriginConnectionID applies equality check predicate on the "origin_connection_id" field. It's identical to OriginConnectionIDEQ.
+func OriginConnectionID(v string) predicate.Project {
+	return predicate.Project(sql.FieldEQ(FieldOriginConnectionID, v))
+}
+
+// OriginID applies equality check predicate on the "origin_id" field. It's identical to OriginIDEQ.
+func OriginID(v string) predicate.Project {
+	return predicate.Project(sql.FieldEQ(FieldOriginID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Project {
 	return predicate.Project(sql.FieldEQ(FieldCreatedAt, v))
@@ -583,6 +593,156 @@ func LeadIDEqualFold(v string) predicate.Project {
 // LeadIDContainsFold applies the ContainsFold predicate on the "lead_id" field.
 func LeadIDContainsFold(v string) predicate.Project {
 	return predicate.Project(sql.FieldContainsFold(FieldLeadID, v))
+}
+
+// OriginConnectionIDEQ applies the EQ predicate on the "origin_connection_id" field.
+func OriginConnectionIDEQ(v string) predicate.Project {
+	return predicate.Project(sql.FieldEQ(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDNEQ applies the NEQ predicate on the "origin_connection_id" field.
+func OriginConnectionIDNEQ(v string) predicate.Project {
+	return predicate.Project(sql.FieldNEQ(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDIn applies the In predicate on the "origin_connection_id" field.
+func OriginConnectionIDIn(vs ...string) predicate.Project {
+	return predicate.Project(sql.FieldIn(FieldOriginConnectionID, vs...))
+}
+
+// OriginConnectionIDNotIn applies the NotIn predicate on the "origin_connection_id" field.
+func OriginConnectionIDNotIn(vs ...string) predicate.Project {
+	return predicate.Project(sql.FieldNotIn(FieldOriginConnectionID, vs...))
+}
+
+// OriginConnectionIDGT applies the GT predicate on the "origin_connection_id" field.
+func OriginConnectionIDGT(v string) predicate.Project {
+	return predicate.Project(sql.FieldGT(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDGTE applies the GTE predicate on the "origin_connection_id" field.
+func OriginConnectionIDGTE(v string) predicate.Project {
+	return predicate.Project(sql.FieldGTE(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDLT applies the LT predicate on the "origin_connection_id" field.
+func OriginConnectionIDLT(v string) predicate.Project {
+	return predicate.Project(sql.FieldLT(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDLTE applies the LTE predicate on the "origin_connection_id" field.
+func OriginConnectionIDLTE(v string) predicate.Project {
+	return predicate.Project(sql.FieldLTE(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDContains applies the Contains predicate on the "origin_connection_id" field.
+func OriginConnectionIDContains(v string) predicate.Project {
+	return predicate.Project(sql.FieldContains(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDHasPrefix applies the HasPrefix predicate on the "origin_connection_id" field.
+func OriginConnectionIDHasPrefix(v string) predicate.Project {
+	return predicate.Project(sql.FieldHasPrefix(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDHasSuffix applies the HasSuffix predicate on the "origin_connection_id" field.
+func OriginConnectionIDHasSuffix(v string) predicate.Project {
+	return predicate.Project(sql.FieldHasSuffix(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDIsNil applies the IsNil predicate on the "origin_connection_id" field.
+func OriginConnectionIDIsNil() predicate.Project {
+	return predicate.Project(sql.FieldIsNull(FieldOriginConnectionID))
+}
+
+// OriginConnectionIDNotNil applies the NotNil predicate on the "origin_connection_id" field.
+func OriginConnectionIDNotNil() predicate.Project {
+	return predicate.Project(sql.FieldNotNull(FieldOriginConnectionID))
+}
+
+// OriginConnectionIDEqualFold applies the EqualFold predicate on the "origin_connection_id" field.
+func OriginConnectionIDEqualFold(v string) predicate.Project {
+	return predicate.Project(sql.FieldEqualFold(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDContainsFold applies the ContainsFold predicate on the "origin_connection_id" field.
+func OriginConnectionIDContainsFold(v string) predicate.Project {
+	return predicate.Project(sql.FieldContainsFold(FieldOriginConnectionID, v))
+}
+
+// OriginIDEQ applies the EQ predicate on the "origin_id" field.
+func OriginIDEQ(v string) predicate.Project {
+	return predicate.Project(sql.FieldEQ(FieldOriginID, v))
+}
+
+// OriginIDNEQ applies the NEQ predicate on the "origin_id" field.
+func OriginIDNEQ(v string) predicate.Project {
+	return predicate.Project(sql.FieldNEQ(FieldOriginID, v))
+}
+
+// OriginIDIn applies the In predicate on the "origin_id" field.
+func OriginIDIn(vs ...string) predicate.Project {
+	return predicate.Project(sql.FieldIn(FieldOriginID, vs...))
+}
+
+// OriginIDNotIn applies the NotIn predicate on the "origin_id" field.
+func OriginIDNotIn(vs ...string) predicate.Project {
+	return predicate.Project(sql.FieldNotIn(FieldOriginID, vs...))
+}
+
+// OriginIDGT applies the GT predicate on the "origin_id" field.
+func OriginIDGT(v string) predicate.Project {
+	return predicate.Project(sql.FieldGT(FieldOriginID, v))
+}
+
+// OriginIDGTE applies the GTE predicate on the "origin_id" field.
+func OriginIDGTE(v string) predicate.Project {
+	return predicate.Project(sql.FieldGTE(FieldOriginID, v))
+}
+
+// OriginIDLT applies the LT predicate on the "origin_id" field.
+func OriginIDLT(v string) predicate.Project {
+	return predicate.Project(sql.FieldLT(FieldOriginID, v))
+}
+
+// OriginIDLTE applies the LTE predicate on the "origin_id" field.
+func OriginIDLTE(v string) predicate.Project {
+	return predicate.Project(sql.FieldLTE(FieldOriginID, v))
+}
+
+// OriginIDContains applies the Contains predicate on the "origin_id" field.
+func OriginIDContains(v string) predicate.Project {
+	return predicate.Project(sql.FieldContains(FieldOriginID, v))
+}
+
+// OriginIDHasPrefix applies the HasPrefix predicate on the "origin_id" field.
+func OriginIDHasPrefix(v string) predicate.Project {
+	return predicate.Project(sql.FieldHasPrefix(FieldOriginID, v))
+}
+
+// OriginIDHasSuffix applies the HasSuffix predicate on the "origin_id" field.
+func OriginIDHasSuffix(v string) predicate.Project {
+	return predicate.Project(sql.FieldHasSuffix(FieldOriginID, v))
+}
+
+// OriginIDIsNil applies the IsNil predicate on the "origin_id" field.
+func OriginIDIsNil() predicate.Project {
+	return predicate.Project(sql.FieldIsNull(FieldOriginID))
+}
+
+// OriginIDNotNil applies the NotNil predicate on the "origin_id" field.
+func OriginIDNotNil() predicate.Project {
+	return predicate.Project(sql.FieldNotNull(FieldOriginID))
+}
+
+// OriginIDEqualFold applies the EqualFold predicate on the "origin_id" field.
+func OriginIDEqualFold(v string) predicate.Project {
+	return predicate.Project(sql.FieldEqualFold(FieldOriginID, v))
+}
+
+// OriginIDContainsFold applies the ContainsFold predicate on the "origin_id" field.
+func OriginIDContainsFold(v string) predicate.Project {
+	return predicate.Project(sql.FieldContainsFold(FieldOriginID, v))
 }
 
 // HasMembers applies the HasEdge predicate on the "members" edge.

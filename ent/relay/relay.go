@@ -70,6 +70,14 @@ const (
 	FieldDigestPending = "digest_pending"
 	// FieldDigestDue holds the string denoting the digest_due field in the database.
 	FieldDigestDue = "digest_due"
+	// FieldResolvedTeamID holds the string denoting the resolved_team_id field in the database.
+	FieldResolvedTeamID = "resolved_team_id"
+	// FieldResolvedProjectID holds the string denoting the resolved_project_id field in the database.
+	FieldResolvedProjectID = "resolved_project_id"
+	// FieldDroppedTeamID holds the string denoting the dropped_team_id field in the database.
+	FieldDroppedTeamID = "dropped_team_id"
+	// FieldDroppedProjectID holds the string denoting the dropped_project_id field in the database.
+	FieldDroppedProjectID = "dropped_project_id"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// Table holds the table name of the relay in the database.
@@ -114,6 +122,10 @@ var Columns = []string{
 	FieldFilteredReason,
 	FieldDigestPending,
 	FieldDigestDue,
+	FieldResolvedTeamID,
+	FieldResolvedProjectID,
+	FieldDroppedTeamID,
+	FieldDroppedProjectID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -423,6 +435,26 @@ func ByDigestPending(opts ...sql.OrderTermOption) OrderOption {
 // ByDigestDue orders the results by the digest_due field.
 func ByDigestDue(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDigestDue, opts...).ToFunc()
+}
+
+// ByResolvedTeamID orders the results by the resolved_team_id field.
+func ByResolvedTeamID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldResolvedTeamID, opts...).ToFunc()
+}
+
+// ByResolvedProjectID orders the results by the resolved_project_id field.
+func ByResolvedProjectID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldResolvedProjectID, opts...).ToFunc()
+}
+
+// ByDroppedTeamID orders the results by the dropped_team_id field.
+func ByDroppedTeamID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDroppedTeamID, opts...).ToFunc()
+}
+
+// ByDroppedProjectID orders the results by the dropped_project_id field.
+func ByDroppedProjectID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDroppedProjectID, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

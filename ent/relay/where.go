@@ -180,6 +180,26 @@ func DigestDue(v time.Time) predicate.Relay {
 	return predicate.Relay(sql.FieldEQ(FieldDigestDue, v))
 }
 
+// ResolvedTeamID applies equality check predicate on the "resolved_team_id" field. It's identical to ResolvedTeamIDEQ.
+func ResolvedTeamID(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldResolvedTeamID, v))
+}
+
+// ResolvedProjectID applies equality check predicate on the "resolved_project_id" field. It's identical to ResolvedProjectIDEQ.
+func ResolvedProjectID(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldResolvedProjectID, v))
+}
+
+// DroppedTeamID applies equality check predicate on the "dropped_team_id" field. It's identical to DroppedTeamIDEQ.
+func DroppedTeamID(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldDroppedTeamID, v))
+}
+
+// DroppedProjectID applies equality check predicate on the "dropped_project_id" field. It's identical to DroppedProjectIDEQ.
+func DroppedProjectID(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldDroppedProjectID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Relay {
 	return predicate.Relay(sql.FieldEQ(FieldCreatedAt, v))
@@ -1643,6 +1663,306 @@ func DigestDueIsNil() predicate.Relay {
 // DigestDueNotNil applies the NotNil predicate on the "digest_due" field.
 func DigestDueNotNil() predicate.Relay {
 	return predicate.Relay(sql.FieldNotNull(FieldDigestDue))
+}
+
+// ResolvedTeamIDEQ applies the EQ predicate on the "resolved_team_id" field.
+func ResolvedTeamIDEQ(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldResolvedTeamID, v))
+}
+
+// ResolvedTeamIDNEQ applies the NEQ predicate on the "resolved_team_id" field.
+func ResolvedTeamIDNEQ(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldNEQ(FieldResolvedTeamID, v))
+}
+
+// ResolvedTeamIDIn applies the In predicate on the "resolved_team_id" field.
+func ResolvedTeamIDIn(vs ...string) predicate.Relay {
+	return predicate.Relay(sql.FieldIn(FieldResolvedTeamID, vs...))
+}
+
+// ResolvedTeamIDNotIn applies the NotIn predicate on the "resolved_team_id" field.
+func ResolvedTeamIDNotIn(vs ...string) predicate.Relay {
+	return predicate.Relay(sql.FieldNotIn(FieldResolvedTeamID, vs...))
+}
+
+// ResolvedTeamIDGT applies the GT predicate on the "resolved_team_id" field.
+func ResolvedTeamIDGT(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldGT(FieldResolvedTeamID, v))
+}
+
+// ResolvedTeamIDGTE applies the GTE predicate on the "resolved_team_id" field.
+func ResolvedTeamIDGTE(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldGTE(FieldResolvedTeamID, v))
+}
+
+// ResolvedTeamIDLT applies the LT predicate on the "resolved_team_id" field.
+func ResolvedTeamIDLT(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldLT(FieldResolvedTeamID, v))
+}
+
+// ResolvedTeamIDLTE applies the LTE predicate on the "resolved_team_id" field.
+func ResolvedTeamIDLTE(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldLTE(FieldResolvedTeamID, v))
+}
+
+// ResolvedTeamIDContains applies the Contains predicate on the "resolved_team_id" field.
+func ResolvedTeamIDContains(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldContains(FieldResolvedTeamID, v))
+}
+
+// ResolvedTeamIDHasPrefix applies the HasPrefix predicate on the "resolved_team_id" field.
+func ResolvedTeamIDHasPrefix(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldHasPrefix(FieldResolvedTeamID, v))
+}
+
+// ResolvedTeamIDHasSuffix applies the HasSuffix predicate on the "resolved_team_id" field.
+func ResolvedTeamIDHasSuffix(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldHasSuffix(FieldResolvedTeamID, v))
+}
+
+// ResolvedTeamIDIsNil applies the IsNil predicate on the "resolved_team_id" field.
+func ResolvedTeamIDIsNil() predicate.Relay {
+	return predicate.Relay(sql.FieldIsNull(FieldResolvedTeamID))
+}
+
+// ResolvedTeamIDNotNil applies the NotNil predicate on the "resolved_team_id" field.
+func ResolvedTeamIDNotNil() predicate.Relay {
+	return predicate.Relay(sql.FieldNotNull(FieldResolvedTeamID))
+}
+
+// ResolvedTeamIDEqualFold applies the EqualFold predicate on the "resolved_team_id" field.
+func ResolvedTeamIDEqualFold(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEqualFold(FieldResolvedTeamID, v))
+}
+
+// ResolvedTeamIDContainsFold applies the ContainsFold predicate on the "resolved_team_id" field.
+func ResolvedTeamIDContainsFold(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldContainsFold(FieldResolvedTeamID, v))
+}
+
+// ResolvedProjectIDEQ applies the EQ predicate on the "resolved_project_id" field.
+func ResolvedProjectIDEQ(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldResolvedProjectID, v))
+}
+
+// ResolvedProjectIDNEQ applies the NEQ predicate on the "resolved_project_id" field.
+func ResolvedProjectIDNEQ(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldNEQ(FieldResolvedProjectID, v))
+}
+
+// ResolvedProjectIDIn applies the In predicate on the "resolved_project_id" field.
+func ResolvedProjectIDIn(vs ...string) predicate.Relay {
+	return predicate.Relay(sql.FieldIn(FieldResolvedProjectID, vs...))
+}
+
+// ResolvedProjectIDNotIn applies the NotIn predicate on the "resolved_project_id" field.
+func ResolvedProjectIDNotIn(vs ...string) predicate.Relay {
+	return predicate.Relay(sql.FieldNotIn(FieldResolvedProjectID, vs...))
+}
+
+// ResolvedProjectIDGT applies the GT predicate on the "resolved_project_id" field.
+func ResolvedProjectIDGT(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldGT(FieldResolvedProjectID, v))
+}
+
+// ResolvedProjectIDGTE applies the GTE predicate on the "resolved_project_id" field.
+func ResolvedProjectIDGTE(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldGTE(FieldResolvedProjectID, v))
+}
+
+// ResolvedProjectIDLT applies the LT predicate on the "resolved_project_id" field.
+func ResolvedProjectIDLT(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldLT(FieldResolvedProjectID, v))
+}
+
+// ResolvedProjectIDLTE applies the LTE predicate on the "resolved_project_id" field.
+func ResolvedProjectIDLTE(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldLTE(FieldResolvedProjectID, v))
+}
+
+// ResolvedProjectIDContains applies the Contains predicate on the "resolved_project_id" field.
+func ResolvedProjectIDContains(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldContains(FieldResolvedProjectID, v))
+}
+
+// ResolvedProjectIDHasPrefix applies the HasPrefix predicate on the "resolved_project_id" field.
+func ResolvedProjectIDHasPrefix(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldHasPrefix(FieldResolvedProjectID, v))
+}
+
+// ResolvedProjectIDHasSuffix applies the HasSuffix predicate on the "resolved_project_id" field.
+func ResolvedProjectIDHasSuffix(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldHasSuffix(FieldResolvedProjectID, v))
+}
+
+// ResolvedProjectIDIsNil applies the IsNil predicate on the "resolved_project_id" field.
+func ResolvedProjectIDIsNil() predicate.Relay {
+	return predicate.Relay(sql.FieldIsNull(FieldResolvedProjectID))
+}
+
+// ResolvedProjectIDNotNil applies the NotNil predicate on the "resolved_project_id" field.
+func ResolvedProjectIDNotNil() predicate.Relay {
+	return predicate.Relay(sql.FieldNotNull(FieldResolvedProjectID))
+}
+
+// ResolvedProjectIDEqualFold applies the EqualFold predicate on the "resolved_project_id" field.
+func ResolvedProjectIDEqualFold(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEqualFold(FieldResolvedProjectID, v))
+}
+
+// ResolvedProjectIDContainsFold applies the ContainsFold predicate on the "resolved_project_id" field.
+func ResolvedProjectIDContainsFold(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldContainsFold(FieldResolvedProjectID, v))
+}
+
+// DroppedTeamIDEQ applies the EQ predicate on the "dropped_team_id" field.
+func DroppedTeamIDEQ(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldDroppedTeamID, v))
+}
+
+// DroppedTeamIDNEQ applies the NEQ predicate on the "dropped_team_id" field.
+func DroppedTeamIDNEQ(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldNEQ(FieldDroppedTeamID, v))
+}
+
+// DroppedTeamIDIn applies the In predicate on the "dropped_team_id" field.
+func DroppedTeamIDIn(vs ...string) predicate.Relay {
+	return predicate.Relay(sql.FieldIn(FieldDroppedTeamID, vs...))
+}
+
+// DroppedTeamIDNotIn applies the NotIn predicate on the "dropped_team_id" field.
+func DroppedTeamIDNotIn(vs ...string) predicate.Relay {
+	return predicate.Relay(sql.FieldNotIn(FieldDroppedTeamID, vs...))
+}
+
+// DroppedTeamIDGT applies the GT predicate on the "dropped_team_id" field.
+func DroppedTeamIDGT(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldGT(FieldDroppedTeamID, v))
+}
+
+// DroppedTeamIDGTE applies the GTE predicate on the "dropped_team_id" field.
+func DroppedTeamIDGTE(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldGTE(FieldDroppedTeamID, v))
+}
+
+// DroppedTeamIDLT applies the LT predicate on the "dropped_team_id" field.
+func DroppedTeamIDLT(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldLT(FieldDroppedTeamID, v))
+}
+
+// DroppedTeamIDLTE applies the LTE predicate on the "dropped_team_id" field.
+func DroppedTeamIDLTE(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldLTE(FieldDroppedTeamID, v))
+}
+
+// DroppedTeamIDContains applies the Contains predicate on the "dropped_team_id" field.
+func DroppedTeamIDContains(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldContains(FieldDroppedTeamID, v))
+}
+
+// DroppedTeamIDHasPrefix applies the HasPrefix predicate on the "dropped_team_id" field.
+func DroppedTeamIDHasPrefix(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldHasPrefix(FieldDroppedTeamID, v))
+}
+
+// DroppedTeamIDHasSuffix applies the HasSuffix predicate on the "dropped_team_id" field.
+func DroppedTeamIDHasSuffix(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldHasSuffix(FieldDroppedTeamID, v))
+}
+
+// DroppedTeamIDIsNil applies the IsNil predicate on the "dropped_team_id" field.
+func DroppedTeamIDIsNil() predicate.Relay {
+	return predicate.Relay(sql.FieldIsNull(FieldDroppedTeamID))
+}
+
+// DroppedTeamIDNotNil applies the NotNil predicate on the "dropped_team_id" field.
+func DroppedTeamIDNotNil() predicate.Relay {
+	return predicate.Relay(sql.FieldNotNull(FieldDroppedTeamID))
+}
+
+// DroppedTeamIDEqualFold applies the EqualFold predicate on the "dropped_team_id" field.
+func DroppedTeamIDEqualFold(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEqualFold(FieldDroppedTeamID, v))
+}
+
+// DroppedTeamIDContainsFold applies the ContainsFold predicate on the "dropped_team_id" field.
+func DroppedTeamIDContainsFold(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldContainsFold(FieldDroppedTeamID, v))
+}
+
+// DroppedProjectIDEQ applies the EQ predicate on the "dropped_project_id" field.
+func DroppedProjectIDEQ(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldDroppedProjectID, v))
+}
+
+// DroppedProjectIDNEQ applies the NEQ predicate on the "dropped_project_id" field.
+func DroppedProjectIDNEQ(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldNEQ(FieldDroppedProjectID, v))
+}
+
+// DroppedProjectIDIn applies the In predicate on the "dropped_project_id" field.
+func DroppedProjectIDIn(vs ...string) predicate.Relay {
+	return predicate.Relay(sql.FieldIn(FieldDroppedProjectID, vs...))
+}
+
+// DroppedProjectIDNotIn applies the NotIn predicate on the "dropped_project_id" field.
+func DroppedProjectIDNotIn(vs ...string) predicate.Relay {
+	return predicate.Relay(sql.FieldNotIn(FieldDroppedProjectID, vs...))
+}
+
+// DroppedProjectIDGT applies the GT predicate on the "dropped_project_id" field.
+func DroppedProjectIDGT(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldGT(FieldDroppedProjectID, v))
+}
+
+// DroppedProjectIDGTE applies the GTE predicate on the "dropped_project_id" field.
+func DroppedProjectIDGTE(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldGTE(FieldDroppedProjectID, v))
+}
+
+// DroppedProjectIDLT applies the LT predicate on the "dropped_project_id" field.
+func DroppedProjectIDLT(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldLT(FieldDroppedProjectID, v))
+}
+
+// DroppedProjectIDLTE applies the LTE predicate on the "dropped_project_id" field.
+func DroppedProjectIDLTE(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldLTE(FieldDroppedProjectID, v))
+}
+
+// DroppedProjectIDContains applies the Contains predicate on the "dropped_project_id" field.
+func DroppedProjectIDContains(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldContains(FieldDroppedProjectID, v))
+}
+
+// DroppedProjectIDHasPrefix applies the HasPrefix predicate on the "dropped_project_id" field.
+func DroppedProjectIDHasPrefix(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldHasPrefix(FieldDroppedProjectID, v))
+}
+
+// DroppedProjectIDHasSuffix applies the HasSuffix predicate on the "dropped_project_id" field.
+func DroppedProjectIDHasSuffix(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldHasSuffix(FieldDroppedProjectID, v))
+}
+
+// DroppedProjectIDIsNil applies the IsNil predicate on the "dropped_project_id" field.
+func DroppedProjectIDIsNil() predicate.Relay {
+	return predicate.Relay(sql.FieldIsNull(FieldDroppedProjectID))
+}
+
+// DroppedProjectIDNotNil applies the NotNil predicate on the "dropped_project_id" field.
+func DroppedProjectIDNotNil() predicate.Relay {
+	return predicate.Relay(sql.FieldNotNull(FieldDroppedProjectID))
+}
+
+// DroppedProjectIDEqualFold applies the EqualFold predicate on the "dropped_project_id" field.
+func DroppedProjectIDEqualFold(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEqualFold(FieldDroppedProjectID, v))
+}
+
+// DroppedProjectIDContainsFold applies the ContainsFold predicate on the "dropped_project_id" field.
+func DroppedProjectIDContainsFold(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldContainsFold(FieldDroppedProjectID, v))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

@@ -30,6 +30,10 @@ func (Project) Fields() []ent.Field {
 		field.Enum("status").Values(vocab.Values("project_status")...).Default("active"),
 		field.Enum("kind").Values(vocab.Values("project_kind")...).Default("standard"),
 		field.String("lead_id"),
+		// A mirror of another instance's project, joined over the network
+		// (relay v2.3.2): the connection it came through and its id there.
+		field.String("origin_connection_id").Optional().Nillable().Immutable(),
+		field.String("origin_id").Optional().Nillable().Immutable(),
 	}
 }
 
@@ -43,7 +47,7 @@ func (Project) Edges() []ent.Edge {
 
 // Indexes of the Project.
 func (Project) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("team_id")}
+	return []ent.Index{index.Fields("team_id"), index.Fields("origin_connection_id", "origin_id").Unique()}
 }
 
 // ProjectMember is one member of a project: a local user, or a connection's

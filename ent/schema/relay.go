@@ -61,6 +61,12 @@ func (Relay) Fields() []ent.Field {
 		// Kept during quiet hours; delivered in the digest once they end.
 		field.Bool("digest_pending").Default(false),
 		field.Time("digest_due").Optional().Nillable(),
+		// The scope the relay named as the recipient answered it (relay
+		// v2.3.2): resolved to the recipient's own team or project, or dropped.
+		field.String("resolved_team_id").Optional().Nillable(),
+		field.String("resolved_project_id").Optional().Nillable(),
+		field.String("dropped_team_id").Optional().Nillable(),
+		field.String("dropped_project_id").Optional().Nillable(),
 	}
 }
 

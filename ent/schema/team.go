@@ -30,6 +30,10 @@ func (Team) Fields() []ent.Field {
 		field.String("origin_instance_url").Optional().Nillable(),
 		field.Bool("is_self_hosted").Default(true),
 		field.String("owner_id"),
+		// A mirror of another instance's team, joined over the network
+		// (relay v2.3.2): the connection it came through and its id there.
+		field.String("origin_connection_id").Optional().Nillable().Immutable(),
+		field.String("origin_id").Optional().Nillable().Immutable(),
 	}
 }
 
@@ -39,6 +43,11 @@ func (Team) Edges() []ent.Edge {
 		edge.To("members", TeamMember.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("invites", TeamInvite.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
+}
+
+// Indexes of the Team.
+func (Team) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("origin_connection_id", "origin_id").Unique()}
 }
 
 // TeamMember is one member of a team: a local user, or a connection's peer

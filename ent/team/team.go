@@ -34,6 +34,10 @@ const (
 	FieldIsSelfHosted = "is_self_hosted"
 	// FieldOwnerID holds the string denoting the owner_id field in the database.
 	FieldOwnerID = "owner_id"
+	// FieldOriginConnectionID holds the string denoting the origin_connection_id field in the database.
+	FieldOriginConnectionID = "origin_connection_id"
+	// FieldOriginID holds the string denoting the origin_id field in the database.
+	FieldOriginID = "origin_id"
 	// EdgeMembers holds the string denoting the members edge name in mutations.
 	EdgeMembers = "members"
 	// EdgeInvites holds the string denoting the invites edge name in mutations.
@@ -69,6 +73,8 @@ var Columns = []string{
 	FieldOriginInstanceURL,
 	FieldIsSelfHosted,
 	FieldOwnerID,
+	FieldOriginConnectionID,
+	FieldOriginID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -177,6 +183,16 @@ func ByIsSelfHosted(opts ...sql.OrderTermOption) OrderOption {
 // ByOwnerID orders the results by the owner_id field.
 func ByOwnerID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOwnerID, opts...).ToFunc()
+}
+
+// ByOriginConnectionID orders the results by the origin_connection_id field.
+func ByOriginConnectionID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOriginConnectionID, opts...).ToFunc()
+}
+
+// ByOriginID orders the results by the origin_id field.
+func ByOriginID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOriginID, opts...).ToFunc()
 }
 
 // ByMembersCount orders the results by members count.

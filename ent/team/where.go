@@ -110,6 +110,16 @@ func OwnerID(v string) predicate.Team {
 	return predicate.Team(sql.FieldEQ(FieldOwnerID, v))
 }
 
+// OriginConnectionID applies equality check predicate on the "origin_connection_id" field. It's identical to OriginConnectionIDEQ.
+func OriginConnectionID(v string) predicate.Team {
+	return predicate.Team(sql.FieldEQ(FieldOriginConnectionID, v))
+}
+
+// OriginID applies equality check predicate on the "origin_id" field. It's identical to OriginIDEQ.
+func OriginID(v string) predicate.Team {
+	return predicate.Team(sql.FieldEQ(FieldOriginID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Team {
 	return predicate.Team(sql.FieldEQ(FieldCreatedAt, v))
@@ -638,6 +648,156 @@ func OwnerIDEqualFold(v string) predicate.Team {
 // OwnerIDContainsFold applies the ContainsFold predicate on the "owner_id" field.
 func OwnerIDContainsFold(v string) predicate.Team {
 	return predicate.Team(sql.FieldContainsFold(FieldOwnerID, v))
+}
+
+// OriginConnectionIDEQ applies the EQ predicate on the "origin_connection_id" field.
+func OriginConnectionIDEQ(v string) predicate.Team {
+	return predicate.Team(sql.FieldEQ(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDNEQ applies the NEQ predicate on the "origin_connection_id" field.
+func OriginConnectionIDNEQ(v string) predicate.Team {
+	return predicate.Team(sql.FieldNEQ(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDIn applies the In predicate on the "origin_connection_id" field.
+func OriginConnectionIDIn(vs ...string) predicate.Team {
+	return predicate.Team(sql.FieldIn(FieldOriginConnectionID, vs...))
+}
+
+// OriginConnectionIDNotIn applies the NotIn predicate on the "origin_connection_id" field.
+func OriginConnectionIDNotIn(vs ...string) predicate.Team {
+	return predicate.Team(sql.FieldNotIn(FieldOriginConnectionID, vs...))
+}
+
+// OriginConnectionIDGT applies the GT predicate on the "origin_connection_id" field.
+func OriginConnectionIDGT(v string) predicate.Team {
+	return predicate.Team(sql.FieldGT(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDGTE applies the GTE predicate on the "origin_connection_id" field.
+func OriginConnectionIDGTE(v string) predicate.Team {
+	return predicate.Team(sql.FieldGTE(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDLT applies the LT predicate on the "origin_connection_id" field.
+func OriginConnectionIDLT(v string) predicate.Team {
+	return predicate.Team(sql.FieldLT(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDLTE applies the LTE predicate on the "origin_connection_id" field.
+func OriginConnectionIDLTE(v string) predicate.Team {
+	return predicate.Team(sql.FieldLTE(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDContains applies the Contains predicate on the "origin_connection_id" field.
+func OriginConnectionIDContains(v string) predicate.Team {
+	return predicate.Team(sql.FieldContains(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDHasPrefix applies the HasPrefix predicate on the "origin_connection_id" field.
+func OriginConnectionIDHasPrefix(v string) predicate.Team {
+	return predicate.Team(sql.FieldHasPrefix(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDHasSuffix applies the HasSuffix predicate on the "origin_connection_id" field.
+func OriginConnectionIDHasSuffix(v string) predicate.Team {
+	return predicate.Team(sql.FieldHasSuffix(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDIsNil applies the IsNil predicate on the "origin_connection_id" field.
+func OriginConnectionIDIsNil() predicate.Team {
+	return predicate.Team(sql.FieldIsNull(FieldOriginConnectionID))
+}
+
+// OriginConnectionIDNotNil applies the NotNil predicate on the "origin_connection_id" field.
+func OriginConnectionIDNotNil() predicate.Team {
+	return predicate.Team(sql.FieldNotNull(FieldOriginConnectionID))
+}
+
+// OriginConnectionIDEqualFold applies the EqualFold predicate on the "origin_connection_id" field.
+func OriginConnectionIDEqualFold(v string) predicate.Team {
+	return predicate.Team(sql.FieldEqualFold(FieldOriginConnectionID, v))
+}
+
+// OriginConnectionIDContainsFold applies the ContainsFold predicate on the "origin_connection_id" field.
+func OriginConnectionIDContainsFold(v string) predicate.Team {
+	return predicate.Team(sql.FieldContainsFold(FieldOriginConnectionID, v))
+}
+
+// OriginIDEQ applies the EQ predicate on the "origin_id" field.
+func OriginIDEQ(v string) predicate.Team {
+	return predicate.Team(sql.FieldEQ(FieldOriginID, v))
+}
+
+// OriginIDNEQ applies the NEQ predicate on the "origin_id" field.
+func OriginIDNEQ(v string) predicate.Team {
+	return predicate.Team(sql.FieldNEQ(FieldOriginID, v))
+}
+
+// OriginIDIn applies the In predicate on the "origin_id" field.
+func OriginIDIn(vs ...string) predicate.Team {
+	return predicate.Team(sql.FieldIn(FieldOriginID, vs...))
+}
+
+// OriginIDNotIn applies the NotIn predicate on the "origin_id" field.
+func OriginIDNotIn(vs ...string) predicate.Team {
+	return predicate.Team(sql.FieldNotIn(FieldOriginID, vs...))
+}
+
+// OriginIDGT applies the GT predicate on the "origin_id" field.
+func OriginIDGT(v string) predicate.Team {
+	return predicate.Team(sql.FieldGT(FieldOriginID, v))
+}
+
+// OriginIDGTE applies the GTE predicate on the "origin_id" field.
+func OriginIDGTE(v string) predicate.Team {
+	return predicate.Team(sql.FieldGTE(FieldOriginID, v))
+}
+
+// OriginIDLT applies the LT predicate on the "origin_id" field.
+func OriginIDLT(v string) predicate.Team {
+	return predicate.Team(sql.FieldLT(FieldOriginID, v))
+}
+
+// OriginIDLTE applies the LTE predicate on the "origin_id" field.
+func OriginIDLTE(v string) predicate.Team {
+	return predicate.Team(sql.FieldLTE(FieldOriginID, v))
+}
+
+// OriginIDContains applies the Contains predicate on the "origin_id" field.
+func OriginIDContains(v string) predicate.Team {
+	return predicate.Team(sql.FieldContains(FieldOriginID, v))
+}
+
+// OriginIDHasPrefix applies the HasPrefix predicate on the "origin_id" field.
+func OriginIDHasPrefix(v string) predicate.Team {
+	return predicate.Team(sql.FieldHasPrefix(FieldOriginID, v))
+}
+
+// OriginIDHasSuffix applies the HasSuffix predicate on the "origin_id" field.
+func OriginIDHasSuffix(v string) predicate.Team {
+	return predicate.Team(sql.FieldHasSuffix(FieldOriginID, v))
+}
+
+// OriginIDIsNil applies the IsNil predicate on the "origin_id" field.
+func OriginIDIsNil() predicate.Team {
+	return predicate.Team(sql.FieldIsNull(FieldOriginID))
+}
+
+// OriginIDNotNil applies the NotNil predicate on the "origin_id" field.
+func OriginIDNotNil() predicate.Team {
+	return predicate.Team(sql.FieldNotNull(FieldOriginID))
+}
+
+// OriginIDEqualFold applies the EqualFold predicate on the "origin_id" field.
+func OriginIDEqualFold(v string) predicate.Team {
+	return predicate.Team(sql.FieldEqualFold(FieldOriginID, v))
+}
+
+// OriginIDContainsFold applies the ContainsFold predicate on the "origin_id" field.
+func OriginIDContainsFold(v string) predicate.Team {
+	return predicate.Team(sql.FieldContainsFold(FieldOriginID, v))
 }
 
 // HasMembers applies the HasEdge predicate on the "members" edge.

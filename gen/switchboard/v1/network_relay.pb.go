@@ -54,9 +54,14 @@ type Relay struct {
 	// Kept during quiet hours for the digest after them.
 	DigestPending bool `protobuf:"varint,19,opt,name=digest_pending,json=digestPending,proto3" json:"digest_pending,omitempty"`
 	// The peer as user@host.
-	Peer          string                 `protobuf:"bytes,20,opt,name=peer,proto3" json:"peer,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	Peer      string                 `protobuf:"bytes,20,opt,name=peer,proto3" json:"peer,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// The team and project the relay named that the recipient resolved to
+	// its own (relay v2.3.2), as its answer said; absent when none.
+	ScopeResolved *RelayScope `protobuf:"bytes,23,opt,name=scope_resolved,json=scopeResolved,proto3" json:"scope_resolved,omitempty"`
+	// Those it did not know, echoed; absent when none.
+	ScopeDropped  *RelayScope `protobuf:"bytes,24,opt,name=scope_dropped,json=scopeDropped,proto3" json:"scope_dropped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -245,6 +250,20 @@ func (x *Relay) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Relay) GetScopeResolved() *RelayScope {
+	if x != nil {
+		return x.ScopeResolved
+	}
+	return nil
+}
+
+func (x *Relay) GetScopeDropped() *RelayScope {
+	if x != nil {
+		return x.ScopeDropped
+	}
+	return nil
+}
+
 type SendRelayRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ConnectionId  string                 `protobuf:"bytes,1,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
@@ -256,6 +275,11 @@ type SendRelayRequest struct {
 	ThreadId      string                 `protobuf:"bytes,7,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
 	ParentRelayId string                 `protobuf:"bytes,8,opt,name=parent_relay_id,json=parentRelayId,proto3" json:"parent_relay_id,omitempty"`
 	CardId        string                 `protobuf:"bytes,9,opt,name=card_id,json=cardId,proto3" json:"card_id,omitempty"`
+	// A team or project of the sender's the relay is about (relay v2.3.2):
+	// the recipient files it under its own copy when it joined that team or
+	// project over the network, and drops it otherwise.
+	TeamId        *string `protobuf:"bytes,10,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	ProjectId     *string `protobuf:"bytes,11,opt,name=project_id,json=projectId,proto3,oneof" json:"project_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -349,6 +373,20 @@ func (x *SendRelayRequest) GetParentRelayId() string {
 func (x *SendRelayRequest) GetCardId() string {
 	if x != nil {
 		return x.CardId
+	}
+	return ""
+}
+
+func (x *SendRelayRequest) GetTeamId() string {
+	if x != nil && x.TeamId != nil {
+		return *x.TeamId
+	}
+	return ""
+}
+
+func (x *SendRelayRequest) GetProjectId() string {
+	if x != nil && x.ProjectId != nil {
+		return *x.ProjectId
 	}
 	return ""
 }
@@ -1266,7 +1304,7 @@ var File_switchboard_v1_network_relay_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_network_relay_proto_rawDesc = "" +
 	"\n" +
-	"\"switchboard/v1/network_relay.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\xc4\a\n" +
+	"\"switchboard/v1/network_relay.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\xc8\b\n" +
 	"\x05Relay\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12#\n" +
 	"\rconnection_id\x18\x02 \x01(\tR\fconnectionId\x12\x19\n" +
@@ -1293,7 +1331,9 @@ const file_switchboard_v1_network_relay_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x16 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\f\n" +
+	"updated_at\x18\x16 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12A\n" +
+	"\x0escope_resolved\x18\x17 \x01(\v2\x1a.switchboard.v1.RelayScopeR\rscopeResolved\x12?\n" +
+	"\rscope_dropped\x18\x18 \x01(\v2\x1a.switchboard.v1.RelayScopeR\fscopeDroppedB\f\n" +
 	"\n" +
 	"_thread_idB\x12\n" +
 	"\x10_parent_relay_idB\n" +
@@ -1303,7 +1343,7 @@ const file_switchboard_v1_network_relay_proto_rawDesc = "" +
 	"\a_reasonB\n" +
 	"\n" +
 	"\b_item_idB\x12\n" +
-	"\x10_filtered_reason\"\xab\x03\n" +
+	"\x10_filtered_reason\"\x9a\x04\n" +
 	"\x10SendRelayRequest\x120\n" +
 	"\rconnection_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\fconnectionId\x12&\n" +
 	"\asubject\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\asubject\x12/\n" +
@@ -1314,7 +1354,14 @@ const file_switchboard_v1_network_relay_proto_rawDesc = "" +
 	"\apayload\x18\x06 \x01(\v2\x17.google.protobuf.StructR\apayload\x12$\n" +
 	"\tthread_id\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\bthreadId\x12/\n" +
 	"\x0fparent_relay_id\x18\b \x01(\tB\a\xbaH\x04r\x02\x18@R\rparentRelayId\x12 \n" +
-	"\acard_id\x18\t \x01(\tB\a\xbaH\x04r\x02\x18@R\x06cardId\"\xad\x01\n" +
+	"\acard_id\x18\t \x01(\tB\a\xbaH\x04r\x02\x18@R\x06cardId\x12%\n" +
+	"\ateam_id\x18\n" +
+	" \x01(\tB\a\xbaH\x04r\x02\x18@H\x00R\x06teamId\x88\x01\x01\x12+\n" +
+	"\n" +
+	"project_id\x18\v \x01(\tB\a\xbaH\x04r\x02\x18@H\x01R\tprojectId\x88\x01\x01B\n" +
+	"\n" +
+	"\b_team_idB\r\n" +
+	"\v_project_id\"\xad\x01\n" +
 	"\x11SendRelayResponse\x12+\n" +
 	"\x05relay\x18\x01 \x01(\v2\x15.switchboard.v1.RelayR\x05relay\x12<\n" +
 	"\x06answer\x18\x02 \x01(\v2$.switchboard.v1.ReceiveRelayResponseR\x06answer\x12-\n" +
@@ -1458,36 +1505,38 @@ var file_switchboard_v1_network_relay_proto_depIdxs = []int32{
 	16, // 0: switchboard.v1.Relay.payload:type_name -> google.protobuf.Struct
 	17, // 1: switchboard.v1.Relay.created_at:type_name -> google.protobuf.Timestamp
 	17, // 2: switchboard.v1.Relay.updated_at:type_name -> google.protobuf.Timestamp
-	16, // 3: switchboard.v1.SendRelayRequest.payload:type_name -> google.protobuf.Struct
-	0,  // 4: switchboard.v1.SendRelayResponse.relay:type_name -> switchboard.v1.Relay
-	13, // 5: switchboard.v1.SendRelayResponse.answer:type_name -> switchboard.v1.ReceiveRelayResponse
-	0,  // 6: switchboard.v1.ListRelaysResponse.relays:type_name -> switchboard.v1.Relay
-	0,  // 7: switchboard.v1.GetRelayResponse.relay:type_name -> switchboard.v1.Relay
-	0,  // 8: switchboard.v1.ReleaseRelayResponse.relay:type_name -> switchboard.v1.Relay
-	0,  // 9: switchboard.v1.DiscardRelayResponse.relay:type_name -> switchboard.v1.Relay
-	16, // 10: switchboard.v1.ReceiveRelayRequest.payload:type_name -> google.protobuf.Struct
-	12, // 11: switchboard.v1.ReceiveRelayResponse.scope_resolved:type_name -> switchboard.v1.RelayScope
-	12, // 12: switchboard.v1.ReceiveRelayResponse.scope_dropped:type_name -> switchboard.v1.RelayScope
-	17, // 13: switchboard.v1.AckRelayRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	1,  // 14: switchboard.v1.NetworkRelayService.SendRelay:input_type -> switchboard.v1.SendRelayRequest
-	3,  // 15: switchboard.v1.NetworkRelayService.ListRelays:input_type -> switchboard.v1.ListRelaysRequest
-	5,  // 16: switchboard.v1.NetworkRelayService.GetRelay:input_type -> switchboard.v1.GetRelayRequest
-	7,  // 17: switchboard.v1.NetworkRelayService.ReleaseRelay:input_type -> switchboard.v1.ReleaseRelayRequest
-	9,  // 18: switchboard.v1.NetworkRelayService.DiscardRelay:input_type -> switchboard.v1.DiscardRelayRequest
-	11, // 19: switchboard.v1.NetworkRelayPeerService.ReceiveRelay:input_type -> switchboard.v1.ReceiveRelayRequest
-	14, // 20: switchboard.v1.NetworkRelayPeerService.AckRelay:input_type -> switchboard.v1.AckRelayRequest
-	2,  // 21: switchboard.v1.NetworkRelayService.SendRelay:output_type -> switchboard.v1.SendRelayResponse
-	4,  // 22: switchboard.v1.NetworkRelayService.ListRelays:output_type -> switchboard.v1.ListRelaysResponse
-	6,  // 23: switchboard.v1.NetworkRelayService.GetRelay:output_type -> switchboard.v1.GetRelayResponse
-	8,  // 24: switchboard.v1.NetworkRelayService.ReleaseRelay:output_type -> switchboard.v1.ReleaseRelayResponse
-	10, // 25: switchboard.v1.NetworkRelayService.DiscardRelay:output_type -> switchboard.v1.DiscardRelayResponse
-	13, // 26: switchboard.v1.NetworkRelayPeerService.ReceiveRelay:output_type -> switchboard.v1.ReceiveRelayResponse
-	15, // 27: switchboard.v1.NetworkRelayPeerService.AckRelay:output_type -> switchboard.v1.AckRelayResponse
-	21, // [21:28] is the sub-list for method output_type
-	14, // [14:21] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	12, // 3: switchboard.v1.Relay.scope_resolved:type_name -> switchboard.v1.RelayScope
+	12, // 4: switchboard.v1.Relay.scope_dropped:type_name -> switchboard.v1.RelayScope
+	16, // 5: switchboard.v1.SendRelayRequest.payload:type_name -> google.protobuf.Struct
+	0,  // 6: switchboard.v1.SendRelayResponse.relay:type_name -> switchboard.v1.Relay
+	13, // 7: switchboard.v1.SendRelayResponse.answer:type_name -> switchboard.v1.ReceiveRelayResponse
+	0,  // 8: switchboard.v1.ListRelaysResponse.relays:type_name -> switchboard.v1.Relay
+	0,  // 9: switchboard.v1.GetRelayResponse.relay:type_name -> switchboard.v1.Relay
+	0,  // 10: switchboard.v1.ReleaseRelayResponse.relay:type_name -> switchboard.v1.Relay
+	0,  // 11: switchboard.v1.DiscardRelayResponse.relay:type_name -> switchboard.v1.Relay
+	16, // 12: switchboard.v1.ReceiveRelayRequest.payload:type_name -> google.protobuf.Struct
+	12, // 13: switchboard.v1.ReceiveRelayResponse.scope_resolved:type_name -> switchboard.v1.RelayScope
+	12, // 14: switchboard.v1.ReceiveRelayResponse.scope_dropped:type_name -> switchboard.v1.RelayScope
+	17, // 15: switchboard.v1.AckRelayRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	1,  // 16: switchboard.v1.NetworkRelayService.SendRelay:input_type -> switchboard.v1.SendRelayRequest
+	3,  // 17: switchboard.v1.NetworkRelayService.ListRelays:input_type -> switchboard.v1.ListRelaysRequest
+	5,  // 18: switchboard.v1.NetworkRelayService.GetRelay:input_type -> switchboard.v1.GetRelayRequest
+	7,  // 19: switchboard.v1.NetworkRelayService.ReleaseRelay:input_type -> switchboard.v1.ReleaseRelayRequest
+	9,  // 20: switchboard.v1.NetworkRelayService.DiscardRelay:input_type -> switchboard.v1.DiscardRelayRequest
+	11, // 21: switchboard.v1.NetworkRelayPeerService.ReceiveRelay:input_type -> switchboard.v1.ReceiveRelayRequest
+	14, // 22: switchboard.v1.NetworkRelayPeerService.AckRelay:input_type -> switchboard.v1.AckRelayRequest
+	2,  // 23: switchboard.v1.NetworkRelayService.SendRelay:output_type -> switchboard.v1.SendRelayResponse
+	4,  // 24: switchboard.v1.NetworkRelayService.ListRelays:output_type -> switchboard.v1.ListRelaysResponse
+	6,  // 25: switchboard.v1.NetworkRelayService.GetRelay:output_type -> switchboard.v1.GetRelayResponse
+	8,  // 26: switchboard.v1.NetworkRelayService.ReleaseRelay:output_type -> switchboard.v1.ReleaseRelayResponse
+	10, // 27: switchboard.v1.NetworkRelayService.DiscardRelay:output_type -> switchboard.v1.DiscardRelayResponse
+	13, // 28: switchboard.v1.NetworkRelayPeerService.ReceiveRelay:output_type -> switchboard.v1.ReceiveRelayResponse
+	15, // 29: switchboard.v1.NetworkRelayPeerService.AckRelay:output_type -> switchboard.v1.AckRelayResponse
+	23, // [23:30] is the sub-list for method output_type
+	16, // [16:23] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_network_relay_proto_init() }
@@ -1497,6 +1546,7 @@ func file_switchboard_v1_network_relay_proto_init() {
 	}
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_network_relay_proto_msgTypes[0].OneofWrappers = []any{}
+	file_switchboard_v1_network_relay_proto_msgTypes[1].OneofWrappers = []any{}
 	file_switchboard_v1_network_relay_proto_msgTypes[11].OneofWrappers = []any{}
 	file_switchboard_v1_network_relay_proto_msgTypes[12].OneofWrappers = []any{}
 	file_switchboard_v1_network_relay_proto_msgTypes[13].OneofWrappers = []any{}
