@@ -2,6 +2,9 @@ package throughtest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"net/http"
 	"slices"
 	"sort"
@@ -92,9 +95,11 @@ func TestTeamInviteTokenAndPreview(t *testing.T) {
 	if _, has := inv["token"]; has {
 		t.Errorf("the invite object carries a token: %v", inv)
 	}
+	// Stored only as its SHA-256 (in any of the usual encodings).
 	row := f.s.DB.TeamInvite.Query().Where(teaminvite.ID(idOf(inv))).OnlyX(context.Background())
-	if row.TokenHash == "" || strings.Contains(row.TokenHash, token) {
-		t.Errorf("token_hash %q is not a hash of the token", row.TokenHash)
+	sum := sha256.Sum256([]byte(token))
+	if h := row.TokenHash; h != hex.EncodeToString(sum[:]) && h != base64.RawURLEncoding.EncodeToString(sum[:]) && h != base64.StdEncoding.EncodeToString(sum[:]) {
+		t.Errorf("token_hash %q is not the SHA-256 of the token", h)
 	}
 
 	// The preview: no credential, exactly the six fields, nothing private.
@@ -237,6 +242,9 @@ func TestTeamInviteAnswers(t *testing.T) {
 	servertest.WantError(t, answer(f.dan, forDan, "accept"), http.StatusConflict)
 	servertest.WantError(t, answer(f.dan, forDan, "decline"), http.StatusConflict)
 	servertest.WantError(t, f.s.Anonymous().Do(http.MethodGet, "/api/teams/invite/"+forDan, nil), http.StatusConflict)
+	if got := inviteStatuses(t, f.ann, teamID)[made["inviteId"].(string)]; got != "declined" {
+		t.Errorf("the declined invite is listed as %q", got)
+	}
 
 	// An open link: anyone signed in; the invite's role; a member is 409.
 	open := f.invite(t, f.ann, teamID, map[string]any{"role": "admin"})["token"].(string)
@@ -285,6 +293,10 @@ func TestTeamInviteDuplicates(t *testing.T) {
 	_, err := teamClient(f.s, f.ann, "connect+json").CreateTeamInvite(context.Background(), &switchboardv1.CreateTeamInviteRequest{Id: teamID, Email: proto.String(f.bob.Email)})
 	if info := errorInfo(t, err); connect.CodeOf(err) != connect.CodeAlreadyExists || info.GetCode() != "ALREADY_INVITED" || info.GetInviteId() != firstID {
 		t.Errorf("Connect duplicate: %v %v", err, info)
+	}
+	// A role but admin or member, two targets, a connection: 400.
+	for _, body := range []map[string]any{{"userId": f.gus.ID, "role": "owner"}, {"userId": f.gus.ID, "email": f.gus.Email}, {"connectionId": "someconnection"}} {
+		servertest.WantError(t, f.ann.Session.Do(http.MethodPost, "/api/teams/"+teamID+"/invites", body), http.StatusBadRequest)
 	}
 	// A member is 409 too.
 	servertest.WantError(t, f.ann.Session.Do(http.MethodPost, "/api/teams/"+teamID+"/invites", map[string]any{"userId": f.cat.ID}), http.StatusConflict)
@@ -495,5 +507,19 @@ func TestProjectInviteAnswers(t *testing.T) {
 	wantOK(t, answerProject(newbie, idOf(waiting), "accept"), http.StatusOK)
 	if got := f.projectMembers(t, f.ann, pid)[newbie.ID]; got != "contributor/direct" {
 		t.Errorf("newbie = %q, want contributor/direct", got)
+	}
+}
+
+// SPEC-28 "Team invites": the url is the instance's public URL and the
+// dashboard's invite path.
+func TestTeamInviteURLUsesThePublicURL(t *testing.T) {
+	s := servertest.New(t, servertest.WithSelfPublicURL())
+	t.Parallel()
+	s.SignUp("boss")
+	ann := s.SignUp("ann")
+	tm := jsonObj(t, wantOK(t, ann.Session.Do(http.MethodPost, "/api/teams", map[string]any{"name": "Linked"}), http.StatusCreated), "team")
+	made := wantOK(t, ann.Session.Do(http.MethodPost, "/api/teams/"+idOf(tm)+"/invites", map[string]any{}), http.StatusCreated)
+	if token, _ := made["token"].(string); !tokenShape.MatchString(token) || made["url"] != s.URL+"/#/invite/"+token {
+		t.Errorf("url = %v, want %s/#/invite/<token> (token %q)", made["url"], s.URL, token)
 	}
 }

@@ -335,3 +335,41 @@ func TestProjectMembersAndUpdate(t *testing.T) {
 		}
 	}
 }
+
+// SPEC-28 "Project scope": the queue→board bridge's step 3 links an item
+// filed under a project to its owner's most recently updated card there,
+// never to a card another member owns; with none of its own, a new card.
+func TestQueueBridgeLinksOwnCardsOnly(t *testing.T) {
+	f := newGroups(t)
+	t.Parallel()
+	pid := idOf(f.createProject(t, f.ann, nil))
+	f.addProjectMember(t, f.ann, pid, f.bob, "")
+	f.addProjectMember(t, f.ann, pid, f.cat, "")
+	card := func(a *servertest.Account, title string) string {
+		return idOf(jsonObj(t, wantOK(t, a.Session.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": title, "projectId": pid}), http.StatusCreated), "card"))
+	}
+	annOlder := card(f.ann, "Ann's older")
+	f.s.Clock.Advance(time.Second)
+	annLatest := card(f.ann, "Ann's latest")
+	f.s.Clock.Advance(time.Second)
+	bobs := card(f.bob, "Bob's, the project's latest")
+	f.s.Clock.Advance(time.Second)
+	item := func(a *servertest.Account, title string) string {
+		it := jsonObj(t, wantOK(t, a.Session.Do(http.MethodPost, "/api/v2/queue", map[string]any{"title": title, "projectId": pid}), http.StatusCreated), "item")
+		return it["cardId"].(string)
+	}
+	if got := item(f.ann, "Ann's task"); got != annLatest {
+		t.Errorf("ann's item links %s, want her latest card %s (older %s, bob's %s)", got, annLatest, annOlder, bobs)
+	}
+	if got := item(f.bob, "Bob's task"); got != bobs {
+		t.Errorf("bob's item links %s, want his card %s", got, bobs)
+	}
+	got := item(f.cat, "Cat's task")
+	if got == annLatest || got == annOlder || got == bobs {
+		t.Fatalf("cat's item links another member's card %s", got)
+	}
+	c := jsonObj(t, wantOK(t, f.cat.Session.Do(http.MethodGet, "/api/v2/kanban/"+got, nil), http.StatusOK), "card")
+	if c["title"] != "Cat's task" {
+		t.Errorf("cat's new card = %v", c)
+	}
+}

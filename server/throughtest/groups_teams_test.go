@@ -354,3 +354,24 @@ func TestDeleteTeamKeepsProjects(t *testing.T) {
 		t.Errorf("%d team invites left", n)
 	}
 }
+
+// SPEC-28 "Teams": only a hub is the managed platform: there a team made
+// without originInstanceUrl is not self-hosted, one with it is.
+func TestTeamSelfHostedOnAHub(t *testing.T) {
+	s := servertest.New(t, servertest.WithRole("hub"))
+	t.Parallel()
+	s.SignUp("boss")
+	ann := s.SignUp("ann")
+	for _, c := range []struct {
+		body map[string]any
+		want bool
+	}{
+		{map[string]any{"name": "Platform team"}, false},
+		{map[string]any{"name": "Home team", "originInstanceUrl": "https://home.example.org"}, true},
+	} {
+		tm := jsonObj(t, wantOK(t, ann.Session.Do(http.MethodPost, "/api/teams", c.body), http.StatusCreated), "team")
+		if tm["isSelfHosted"] != c.want || tm["originInstanceUrl"] != c.body["originInstanceUrl"] {
+			t.Errorf("%v on a hub: isSelfHosted %v, originInstanceUrl %v", c.body, tm["isSelfHosted"], tm["originInstanceUrl"])
+		}
+	}
+}
