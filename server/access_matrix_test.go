@@ -68,6 +68,12 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.ProjectService/ListProjectInvites":  {"id": "project"},
 	"/switchboard.v1.ProjectService/AddProjectMember":    {"id": "project"},
 	"/switchboard.v1.ProjectService/RemoveProjectMember": {"id": "project", "member_id": "absent"},
+	// A project filed under another's team is 404 as the team's own routes
+	// are; the invites' tokens and ids are shared (below) with real rows.
+	"/switchboard.v1.ProjectService/CreateProject":       {"team_id": "team"},
+	"/switchboard.v1.TeamService/PreviewTeamInvite":      {"token": "team_invite"},
+	"/switchboard.v1.TeamService/AnswerTeamInvite":       {"token": "team_invite"},
+	"/switchboard.v1.ProjectService/AnswerProjectInvite": {"invite_id": "project_invite"},
 	// A document is its account's alone (the raw and multipart routes beside
 	// these: TestDocumentPlainRoutes).
 	"/switchboard.v1.DocumentService/UpdateDocument":     {"id": "document"},
@@ -141,6 +147,8 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.KanbanService/UpdateCard":                {"card": map[string]any{"title": "Renamed"}},
 	"/switchboard.v1.KanbanService/UpdateChecklistItem":       {"completed": true},
 	"/switchboard.v1.CardLinkService/LinkCards":               {"linkType": "related"},
+	"/switchboard.v1.TeamService/CreateTeam":                  {"name": "Ann's team"},
+	"/switchboard.v1.ProjectService/CreateProject":            {"name": "Ann's project"},
 	"/switchboard.v1.TeamService/UpdateTeam":                  {"name": "Renamed"},
 	"/switchboard.v1.TeamService/AddTeamMember":               {"email": "nobody@example.com"},
 	"/switchboard.v1.TeamService/AnswerTeamInvite":            {"action": "accept"},
@@ -378,6 +386,16 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 	}), "capability")["capabilityId"].(string)
 	rows["team"], _ = created(a.Session.Do(http.MethodPost, "/api/teams", map[string]any{"name": "Bob's team"}), "team")["id"].(string)
 	rows["project"], _ = created(c.Do(http.MethodPost, "/api/projects", map[string]any{"name": "Bob's project"}), "project")["id"].(string)
+	// An invite to each for the instance's owner (signed up first): the
+	// other account holds the token or the id but is not the invitee, so its
+	// answer is 403 and changes nothing.
+	inv := a.Session.Do(http.MethodPost, "/api/teams/"+rows["team"]+"/invites", map[string]any{"email": "owner@example.com"})
+	if inv.Status != http.StatusCreated {
+		t.Fatalf("team invite: %d %s", inv.Status, inv.Body)
+	}
+	rows["team_invite"], _ = inv.JSON(t)["token"].(string)
+	rows["project_invite"], _ = created(a.Session.Do(http.MethodPost, "/api/projects/"+rows["project"]+"/invite",
+		map[string]any{"email": "owner@example.com"}), "invite")["id"].(string)
 	rows["document"], _ = created(a.Session.Do(http.MethodPost, "/api/documents", map[string]any{"title": "Bob's notes", "content": "private"}), "document")["id"].(string)
 	keys := a.Session.Do(http.MethodGet, "/api/v2/keys", nil).JSON(t)["keys"].([]any)
 	rows["key"], _ = keys[0].(map[string]any)["id"].(string)

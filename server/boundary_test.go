@@ -375,12 +375,15 @@ func TestBoundaryForeignReferences(t *testing.T) {
 	bobCard := id(bobAPI.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "bob's"}), "card", "id")
 	bobItem := id(bobAPI.Do(http.MethodPost, "/api/v2/queue", map[string]any{"title": "bob's"}), "item", "id")
 	bobContact := id(bobAPI.Do(http.MethodPost, "/api/v2/contacts", map[string]any{"name": "Bob's"}), "contact", "id")
+	bobTeam := id(bob.Session.Do(http.MethodPost, "/api/teams", map[string]any{"name": "Bob's"}), "team", "id")
+	bobProject := id(bob.Session.Do(http.MethodPost, "/api/projects", map[string]any{"name": "Bob's", "teamId": bobTeam}), "project", "id")
 	api := b.s.WithKey(b.key)
 	annCard := id(api.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "ann's"}), "card", "id")
+	annItem := id(api.Do(http.MethodPost, "/api/v2/queue", map[string]any{"title": "ann's"}), "item", "id")
 	before := b.rows(t)
-	for _, foreign := range []struct{ who, card, item, contact string }{
-		{"another account's", bobCard, bobItem, bobContact},
-		{"no", "nosuchcard", "nosuchitem", "nosuchcontact"},
+	for _, foreign := range []struct{ who, card, item, contact, team, project string }{
+		{"another account's", bobCard, bobItem, bobContact, bobTeam, bobProject},
+		{"no", "nosuchcard", "nosuchitem", "nosuchcontact", "nosuchteam", "nosuchproject"},
 	} {
 		for _, c := range []struct{ name, method, path, body string }{
 			{"card parentCardId", http.MethodPost, "/api/v2/kanban", `{"title":"t","parentCardId":"` + foreign.card + `"}`},
@@ -390,6 +393,12 @@ func TestBoundaryForeignReferences(t *testing.T) {
 			{"queue cardId", http.MethodPost, "/api/v2/queue", `{"title":"t","cardId":"` + foreign.card + `"}`},
 			{"queue dependsOn", http.MethodPost, "/api/v2/queue", `{"title":"t","dependsOn":"` + foreign.item + `"}`},
 			{"queue parentTaskId", http.MethodPost, "/api/v2/queue", `{"title":"t","parentTaskId":"` + foreign.item + `"}`},
+			// A project is its members' (RULINGS "Teams, projects, invites, profiles").
+			{"queue projectId", http.MethodPost, "/api/v2/queue", `{"title":"t","projectId":"` + foreign.project + `"}`},
+			{"queue update projectId", http.MethodPut, "/api/v2/queue/" + annItem, `{"projectId":"` + foreign.project + `"}`},
+			{"card projectId", http.MethodPost, "/api/v2/kanban", `{"title":"t","projectId":"` + foreign.project + `"}`},
+			{"card update projectId", http.MethodPut, "/api/v2/kanban/" + annCard, `{"projectId":"` + foreign.project + `"}`},
+			{"project teamId", http.MethodPost, "/api/projects", `{"name":"t","teamId":"` + foreign.team + `"}`},
 		} {
 			res := api.Do(c.method, c.path, c.body)
 			if res.Status != http.StatusNotFound {
@@ -400,6 +409,9 @@ func TestBoundaryForeignReferences(t *testing.T) {
 			{"card parentCardId", "/switchboard.v1.KanbanService/CreateCard", `{"card":{"title":"t","parentCardId":"` + foreign.card + `"}}`},
 			{"card update parentCardId", "/switchboard.v1.KanbanService/UpdateCard", `{"id":"` + annCard + `","card":{"parentCardId":"` + foreign.card + `"}}`},
 			{"queue dependsOn", "/switchboard.v1.QueueService/CreateQueueItem", `{"title":"t","dependsOn":"` + foreign.item + `"}`},
+			{"queue projectId", "/switchboard.v1.QueueService/CreateQueueItem", `{"title":"t","projectId":"` + foreign.project + `"}`},
+			{"card projectId", "/switchboard.v1.KanbanService/CreateCard", `{"card":{"title":"t","projectId":"` + foreign.project + `"}}`},
+			{"project teamId", "/switchboard.v1.ProjectService/CreateProject", `{"name":"t","teamId":"` + foreign.team + `"}`},
 		} {
 			p, _ := contract.MustLoad().ByName(c.proc)
 			status, msg := b.connectRaw(t, p, "application/json", []byte(c.body))
