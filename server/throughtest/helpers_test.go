@@ -84,7 +84,7 @@ func ensureNPM(t *testing.T, dir, want string) string {
 func leadProject(t testing.TB, s *servertest.Server, userID, id string) {
 	t.Helper()
 	ctx := context.Background()
-	now := time.Now().UTC()
+	now := s.Clock.Now().UTC()
 	s.DB.Project.Create().SetID(id).SetName(id).SetColor("#6366F1").SetLeadID(userID).
 		SetCreatedAt(now).SetUpdatedAt(now).ExecX(ctx)
 	s.DB.ProjectMember.Create().SetProjectID(id).SetUserID(userID).SetRole(projectmember.RoleLead).
