@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/capabilities"
 	"github.com/switchboard-hq/switchboard/server/developer"
 	"github.com/switchboard-hq/switchboard/server/kanban"
+	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
@@ -38,6 +39,10 @@ func subscriptions(h *house) []db.Subscription {
 		}),
 		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemRemoved) error {
 			return s.groups.ItemRemoved(ctx, tx, ev.Item)
+		}),
+		// An invite sent over the network is answered by its relay's ack.
+		db.On(func(ctx context.Context, tx *db.Tx, ev network.RelayAcked) error {
+			return s.groups.RelayAcked(ctx, tx, ev.Relay, ev.State)
 		}),
 		// Both records that outlive an item learn how it ended: an A2A task
 		// and a received relay (its sender is told through the outbox).

@@ -247,8 +247,8 @@ func (h *house) buildServices(*App) error {
 	s.kanban = &kanban.Service{DB: cfg.DB, Now: cfg.now}
 	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
 	s.handoff = &a2a.Handoff{DB: cfg.DB, Now: cfg.now}
-	s.groups = &groups.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, PublicURL: cfg.Executions.PublicURL,
-		Platform: s.hub.Serving, Logger: cfg.Logger}
+	s.groups = &groups.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Relays: s.relays, Notify: s.network,
+		PublicURL: cfg.Executions.PublicURL, Platform: s.hub.Serving, Logger: cfg.Logger}
 	s.caps = &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: s.store.Secrets,
 		Gate: &capgate.Resolver{DB: cfg.DB.Client}, Guesses: h.gate}
 	s.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Egress: h.egress}

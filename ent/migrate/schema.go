@@ -1231,7 +1231,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "connection_id", Type: field.TypeString, Nullable: true},
-		{Name: "type", Type: field.TypeEnum, Enums: []string{"task_assigned", "mention", "relay_received", "approval_needed", "deadline_approaching", "agent_update", "team_invite", "project_update", "capability_alert", "system_notice", "payment_received", "goal_progress", "project_invite", "profile_updated"}},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"task_assigned", "mention", "relay_received", "approval_needed", "deadline_approaching", "agent_update", "team_invite", "project_update", "capability_alert", "system_notice", "payment_received", "goal_progress", "project_invite", "profile_updated", "team_added"}},
 		{Name: "title", Type: field.TypeString, Size: 2147483647},
 		{Name: "body", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "metadata", Type: field.TypeString, Size: 2147483647, Default: "{}"},

@@ -110,6 +110,7 @@ const (
 	TypeGoalProgress        Type = "goal_progress"
 	TypeProjectInvite       Type = "project_invite"
 	TypeProfileUpdated      Type = "profile_updated"
+	TypeTeamAdded           Type = "team_added"
 )
 
 func (_type Type) String() string {
@@ -119,7 +120,7 @@ func (_type Type) String() string {
 // TypeValidator is a validator for the "type" field enum values. It is called by the builders before save.
 func TypeValidator(_type Type) error {
 	switch _type {
-	case TypeTaskAssigned, TypeMention, TypeRelayReceived, TypeApprovalNeeded, TypeDeadlineApproaching, TypeAgentUpdate, TypeTeamInvite, TypeProjectUpdate, TypeCapabilityAlert, TypeSystemNotice, TypePaymentReceived, TypeGoalProgress, TypeProjectInvite, TypeProfileUpdated:
+	case TypeTaskAssigned, TypeMention, TypeRelayReceived, TypeApprovalNeeded, TypeDeadlineApproaching, TypeAgentUpdate, TypeTeamInvite, TypeProjectUpdate, TypeCapabilityAlert, TypeSystemNotice, TypePaymentReceived, TypeGoalProgress, TypeProjectInvite, TypeProfileUpdated, TypeTeamAdded:
 		return nil
 	default:
 		return fmt.Errorf("notification: invalid enum value for type field: %q", _type)

@@ -1189,11 +1189,12 @@ const (
 	NotificationTypeGoalProgress        NotificationType = "goal_progress"        // Goal progress
 	NotificationTypeProjectInvite       NotificationType = "project_invite"       // Project invite
 	NotificationTypeProfileUpdated      NotificationType = "profile_updated"      // Profile updated
+	NotificationTypeTeamAdded           NotificationType = "team_added"           // Added to a team
 )
 
 // NotificationTypeValues answers every value of notification_type, in declared order.
 func NotificationTypeValues() []NotificationType {
-	return []NotificationType{NotificationTypeTaskAssigned, NotificationTypeMention, NotificationTypeRelayReceived, NotificationTypeApprovalNeeded, NotificationTypeDeadlineApproaching, NotificationTypeAgentUpdate, NotificationTypeTeamInvite, NotificationTypeProjectUpdate, NotificationTypeCapabilityAlert, NotificationTypeSystemNotice, NotificationTypePaymentReceived, NotificationTypeGoalProgress, NotificationTypeProjectInvite, NotificationTypeProfileUpdated}
+	return []NotificationType{NotificationTypeTaskAssigned, NotificationTypeMention, NotificationTypeRelayReceived, NotificationTypeApprovalNeeded, NotificationTypeDeadlineApproaching, NotificationTypeAgentUpdate, NotificationTypeTeamInvite, NotificationTypeProjectUpdate, NotificationTypeCapabilityAlert, NotificationTypeSystemNotice, NotificationTypePaymentReceived, NotificationTypeGoalProgress, NotificationTypeProjectInvite, NotificationTypeProfileUpdated, NotificationTypeTeamAdded}
 }
 
 // RouteCandidateKind is a value of the vocabulary route_candidate_kind.

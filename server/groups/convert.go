@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/user"
@@ -109,14 +110,18 @@ func teamMembers(ctx context.Context, c *ent.Client, teamID string) ([]*switchbo
 	if err != nil {
 		return nil, err
 	}
+	conns, err := connections(ctx, c, userIDs(rows, func(m *ent.TeamMember) *string { return m.ConnectionID }))
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*switchboardv1.TeamMember, 0, len(rows))
 	for _, m := range rows {
-		out = append(out, toTeamMember(m, users))
+		out = append(out, toTeamMember(m, users, conns))
 	}
 	return out, nil
 }
 
-func toTeamMember(m *ent.TeamMember, users map[string]*ent.User) *switchboardv1.TeamMember {
+func toTeamMember(m *ent.TeamMember, users map[string]*ent.User, conns map[string]*ent.NetworkConnection) *switchboardv1.TeamMember {
 	tm := &switchboardv1.TeamMember{UserId: m.UserID, ConnectionId: m.ConnectionID, Role: string(m.Role), JoinedAt: ts(m.CreatedAt)}
 	if m.UserID != nil {
 		tm.MemberId = *m.UserID
@@ -125,8 +130,36 @@ func toTeamMember(m *ent.TeamMember, users map[string]*ent.User) *switchboardv1.
 		}
 	} else if m.ConnectionID != nil {
 		tm.MemberId = *m.ConnectionID
+		if c := conns[*m.ConnectionID]; c != nil {
+			tm.Name, tm.InstanceUrl = shownName(c), &c.PeerInstanceURL
+		}
 	}
 	return tm
+}
+
+// shownName is how a connection's peer is named: the name its handshake or
+// profile notification recorded, else its email (server/network).
+func shownName(c *ent.NetworkConnection) string {
+	if c.PeerUserName != "" {
+		return c.PeerUserName
+	}
+	return c.PeerUserEmail
+}
+
+// connections loads the connections named by ids, by id.
+func connections(ctx context.Context, c *ent.Client, ids []string) (map[string]*ent.NetworkConnection, error) {
+	out := make(map[string]*ent.NetworkConnection, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := c.NetworkConnection.Query().Where(networkconnection.IDIn(ids...)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.ID] = r
+	}
+	return out, nil
 }
 
 var projectRoleOrder = map[projectmember.Role]int{projectmember.RoleLead: 0, projectmember.RoleContributor: 1,
@@ -145,14 +178,18 @@ func projectMembers(ctx context.Context, c *ent.Client, projectID string) ([]*sw
 	if err != nil {
 		return nil, err
 	}
+	conns, err := connections(ctx, c, userIDs(rows, func(m *ent.ProjectMember) *string { return m.ConnectionID }))
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*switchboardv1.ProjectMember, 0, len(rows))
 	for _, m := range rows {
-		out = append(out, toProjectMember(m, users))
+		out = append(out, toProjectMember(m, users, conns))
 	}
 	return out, nil
 }
 
-func toProjectMember(m *ent.ProjectMember, users map[string]*ent.User) *switchboardv1.ProjectMember {
+func toProjectMember(m *ent.ProjectMember, users map[string]*ent.User, conns map[string]*ent.NetworkConnection) *switchboardv1.ProjectMember {
 	pm := &switchboardv1.ProjectMember{UserId: m.UserID, ConnectionId: m.ConnectionID, Role: string(m.Role),
 		Via: string(vocab.ProjectMemberViaDirect), JoinedAt: ts(m.CreatedAt)}
 	if m.ViaTeamID != nil {
@@ -165,6 +202,9 @@ func toProjectMember(m *ent.ProjectMember, users map[string]*ent.User) *switchbo
 		}
 	} else if m.ConnectionID != nil {
 		pm.MemberId = *m.ConnectionID
+		if c := conns[*m.ConnectionID]; c != nil {
+			pm.Name, pm.InstanceUrl = shownName(c), &c.PeerInstanceURL
+		}
 	}
 	return pm
 }

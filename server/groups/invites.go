@@ -71,8 +71,10 @@ func (s *Service) CreateTeamInvite(ctx context.Context, req *switchboardv1.Creat
 		return nil, err
 	}
 	token, hash := newToken()
+	var t *ent.Team
 	inv, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.TeamInvite, error) {
-		t, _, err := teamFor(ctx, tx.Client(), req.GetId(), p.UserID, TeamManage)
+		var err error
+		t, _, err = teamFor(ctx, tx.Client(), req.GetId(), p.UserID, TeamManage)
 		if err != nil {
 			return nil, err
 		}
@@ -85,6 +87,20 @@ func (s *Service) CreateTeamInvite(ctx context.Context, req *switchboardv1.Creat
 		// The same person by email or by id is one target.
 		same := []*ent.TeamInviteQuery{}
 		switch {
+		case tg.connectionID != "":
+			conn, err := peerOf(ctx, tx.Client(), p.UserID, tg.connectionID)
+			if err != nil {
+				return nil, err
+			}
+			member, err := tx.TeamMember.Query().Where(teammember.TeamID(t.ID), teammember.ConnectionID(conn.ID)).Exist(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if member {
+				return nil, apperr.Conflict("this connection's peer is already a member of team %q", t.Name)
+			}
+			create.SetTargetConnectionID(conn.ID)
+			same = append(same, tx.TeamInvite.Query().Where(teaminvite.TargetConnectionID(conn.ID)))
 		case u != nil:
 			member, err := tx.TeamMember.Query().Where(teammember.TeamID(t.ID), teammember.UserID(u.ID)).Exist(ctx)
 			if err != nil {
@@ -120,6 +136,22 @@ func (s *Service) CreateTeamInvite(ctx context.Context, req *switchboardv1.Creat
 	})
 	if err != nil {
 		return nil, err
+	}
+	if tg.connectionID != "" {
+		// The invite travels as a relay whose ack answers it (RULINGS).
+		id, err := s.inviteRelay(ctx, tg.connectionID, "Join team "+t.Name, map[string]any{
+			"kind": kindTeamInvite, "teamId": t.ID, "teamName": t.Name, "teamHandle": t.Handle, "inviteId": inv.ID,
+			"role": string(inv.Role), "message": deref(inv.Message), "inviterName": p.Name, "url": s.inviteURL(token),
+			"expiresAt": inv.ExpiresAt.Format(time.RFC3339),
+		}, func(ctx context.Context, tx *db.Tx, relayID string) error {
+			return tx.TeamInvite.UpdateOneID(inv.ID).SetRelayID(relayID).Exec(ctx)
+		}, func(ctx context.Context, tx *db.Tx) error {
+			return tx.TeamInvite.UpdateOneID(inv.ID).SetStatus(teaminvite.StatusCancelled).SetAnsweredAt(s.now()).Exec(ctx)
+		})
+		if err != nil {
+			return nil, err
+		}
+		inv.RelayID = &id
 	}
 	return &switchboardv1.CreateTeamInviteResponse{InviteId: inv.ID, Token: token, Url: s.inviteURL(token),
 		ExpiresAt: ts(inv.ExpiresAt), Invite: toTeamInvite(inv, s.now())}, nil

@@ -39,8 +39,10 @@ func (s *Service) InviteToProject(ctx context.Context, req *switchboardv1.Invite
 	if err != nil {
 		return nil, err
 	}
+	var pr *ent.Project
 	out, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*switchboardv1.ProjectInvite, error) {
-		pr, _, err := projectFor(ctx, tx.Client(), req.GetId(), p.UserID, ProjectInvite)
+		var err error
+		pr, _, err = projectFor(ctx, tx.Client(), req.GetId(), p.UserID, ProjectInvite)
 		if err != nil {
 			return nil, err
 		}
@@ -51,7 +53,21 @@ func (s *Service) InviteToProject(ctx context.Context, req *switchboardv1.Invite
 		create := tx.ProjectInvite.Create().SetProjectID(pr.ID).SetRole(projectinvite.Role(role)).
 			SetInvitedBy(p.UserID).SetNillableMessage(req.Message)
 		same := projectinvite.TargetEmailEqualFold(tg.email)
-		if u != nil {
+		if tg.connectionID != "" {
+			conn, err := peerOf(ctx, tx.Client(), p.UserID, tg.connectionID)
+			if err != nil {
+				return nil, err
+			}
+			member, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID), projectmember.ConnectionID(conn.ID)).Exist(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if member {
+				return nil, apperr.Conflict("this connection's peer is already a member of project %q", pr.Name)
+			}
+			create.SetTargetConnectionID(conn.ID)
+			same = projectinvite.TargetConnectionID(conn.ID)
+		} else if u != nil {
 			member, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID), projectmember.UserID(u.ID),
 				projectmember.ViaTeamIDIsNil()).Exist(ctx)
 			if err != nil {
@@ -62,7 +78,7 @@ func (s *Service) InviteToProject(ctx context.Context, req *switchboardv1.Invite
 			}
 			create.SetTargetUserID(u.ID)
 			same = projectinvite.Or(projectinvite.TargetUserID(u.ID), projectinvite.TargetEmailEqualFold(u.Email))
-		} else {
+		} else if tg.email != "" {
 			create.SetTargetEmail(tg.email)
 		}
 		if err := s.replacePending(ctx, tx, pr.ID, same, req.GetForce()); err != nil {
@@ -79,7 +95,7 @@ func (s *Service) InviteToProject(ctx context.Context, req *switchboardv1.Invite
 			}
 		}
 		if err := activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: "project_invite_sent", Actor: p.Actor(), At: now,
-			Summary:  fmt.Sprintf("Invited %s to project %q as %s", firstOf(u, tg.email), pr.Name, role),
+			Summary:  fmt.Sprintf("Invited %s to project %q as %s", firstOf(u, cmpOr(tg.email, "a connection's peer")), pr.Name, role),
 			Metadata: map[string]any{"projectId": pr.ID, "inviteId": inv.ID}}); err != nil {
 			return nil, err
 		}
@@ -87,6 +103,25 @@ func (s *Service) InviteToProject(ctx context.Context, req *switchboardv1.Invite
 	})
 	if err != nil {
 		return nil, err
+	}
+	if c := tg.connectionID; c != "" {
+		// A relay the peer's user approves or declines (its ack answers the
+		// invite) and a project_invite notification (document 2 "Events").
+		id, err := s.inviteRelay(ctx, c, "Join project "+pr.Name, map[string]any{
+			"kind": kindProjectInvite, "projectId": pr.ID, "projectName": pr.Name, "description": deref(pr.Description),
+			"color": pr.Color, "inviteId": out.Id, "role": out.Role, "message": deref(out.Message), "inviterName": p.Name,
+		}, func(ctx context.Context, tx *db.Tx, relayID string) error {
+			return tx.ProjectInvite.UpdateOneID(out.Id).SetRelayID(relayID).Exec(ctx)
+		}, func(ctx context.Context, tx *db.Tx) error {
+			return tx.ProjectInvite.UpdateOneID(out.Id).SetStatus(projectinvite.StatusCancelled).SetAnsweredAt(s.now()).Exec(ctx)
+		})
+		if err != nil {
+			return nil, err
+		}
+		out.RelayId = &id
+		s.notify(ctx, c, string(vocab.NotificationTypeProjectInvite), "Invite to project "+pr.Name,
+			fmt.Sprintf("%s invites you to project %q as %s.", p.Name, pr.Name, out.Role),
+			map[string]any{"projectId": pr.ID, "inviteId": out.Id, "role": out.Role})
 	}
 	return &switchboardv1.InviteToProjectResponse{Invite: out}, nil
 }
@@ -291,6 +326,9 @@ func inviteOfItem(ctx context.Context, tx *db.Tx, it *ent.QueueItem) (*ent.Proje
 // (server/subscriptions.go, queue.ItemMoved); the item then goes, after the
 // approval has committed.
 func (s *Service) ItemMoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error {
+	if joined, err := s.joinedOverNetwork(ctx, tx, it, from); err != nil || joined {
+		return err
+	}
 	if from != string(vocab.QueueStatusPendingConfirmation) || it.Status != queueitem.StatusReady {
 		return nil
 	}

@@ -246,6 +246,9 @@ func (s *Service) AddProjectMember(ctx context.Context, req *switchboardv1.AddPr
 		if err != nil {
 			return nil, err
 		}
+		if tg.connectionID != "" {
+			return s.joinProjectPeer(ctx, tx, p, pr, tg.connectionID, role)
+		}
 		u, err := local(ctx, tx.Client(), tg, true)
 		if err != nil {
 			return nil, err
@@ -254,7 +257,7 @@ func (s *Service) AddProjectMember(ctx context.Context, req *switchboardv1.AddPr
 		if err != nil {
 			return nil, err
 		}
-		return toProjectMember(m, map[string]*ent.User{u.ID: u}), nil
+		return toProjectMember(m, map[string]*ent.User{u.ID: u}, nil), nil
 	})
 	if err != nil {
 		return nil, err
@@ -288,6 +291,34 @@ func (s *Service) joinProject(ctx context.Context, tx *db.Tx, p *auth.Principal,
 		}
 	}
 	return m, nil
+}
+
+// joinProjectPeer adds an active connection's peer to pr directly.
+func (s *Service) joinProjectPeer(ctx context.Context, tx *db.Tx, p *auth.Principal, pr *ent.Project, connectionID string, role projectmember.Role) (*switchboardv1.ProjectMember, error) {
+	conn, err := peerOf(ctx, tx.Client(), p.UserID, connectionID)
+	if err != nil {
+		return nil, err
+	}
+	exists, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID), projectmember.ConnectionID(conn.ID)).Exist(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if exists {
+		return nil, apperr.Conflict("this connection's peer is already a member of project %q", pr.Name)
+	}
+	if err := s.joinRemote(ctx, tx, pr.ID, conn.ID, role); err != nil {
+		return nil, err
+	}
+	m, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID), projectmember.ConnectionID(conn.ID)).Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: "project_member_added", Actor: p.Actor(), At: s.now(),
+		Summary:  fmt.Sprintf("%s joined project %q as %s", shownName(conn), pr.Name, role),
+		Metadata: map[string]any{"projectId": pr.ID, "connectionId": conn.ID, "role": string(role)}}); err != nil {
+		return nil, err
+	}
+	return toProjectMember(m, nil, map[string]*ent.NetworkConnection{conn.ID: conn}), nil
 }
 
 // RemoveProjectMember removes a member (the lead); anyone may leave.
@@ -329,7 +360,11 @@ func (s *Service) RemoveProjectMember(ctx context.Context, req *switchboardv1.Re
 		if err != nil {
 			return nil, err
 		}
-		return toProjectMember(m, users), nil
+		conns, err := connections(ctx, tx.Client(), userIDs([]*ent.ProjectMember{m}, func(m *ent.ProjectMember) *string { return m.ConnectionID }))
+		if err != nil {
+			return nil, err
+		}
+		return toProjectMember(m, users, conns), nil
 	})
 	if err != nil {
 		return nil, err

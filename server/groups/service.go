@@ -34,6 +34,7 @@ type Queue interface {
 	CreateHeld(ctx context.Context, tx *db.Tx, p *auth.Principal, req *switchboardv1.CreateQueueItemRequest,
 		writer provenance.Mark) (*ent.QueueItem, error)
 	Discard(ctx context.Context, tx *db.Tx, userID, itemID string) error
+	Finish(ctx context.Context, userID, itemID, summary string) error
 }
 
 // Service implements TeamService and ProjectService.
@@ -41,6 +42,9 @@ type Service struct {
 	DB    *db.DB
 	Now   func() time.Time
 	Queue Queue
+	// Relays and Notify reach a connection's peer (remote.go).
+	Relays Relays
+	Notify Notifier
 	// PublicURL is the instance's address, for invite links; "" makes them
 	// relative to the dashboard.
 	PublicURL string

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
@@ -34,12 +35,24 @@ func pickTarget(email, userID, connectionID *string, open bool) (target, error) 
 		return t, apperr.Invalid("name one of email, userId and connectionId, not several")
 	case n == 0 && !open:
 		return t, apperr.Invalid("name exactly one of email, userId and connectionId")
-	case t.connectionID != "":
-		// Remote members and invites travel over the operator network; this
-		// build does not carry them yet (docs/decisions.md).
-		return t, apperr.Invalid("adding or inviting by connectionId is not supported yet; use email or userId")
 	}
 	return t, nil
+}
+
+// peerOf is the caller's connection a connectionId names, active: another
+// account's (or none) is 404, one not active is refused as a relay to it is.
+func peerOf(ctx context.Context, c *ent.Client, userID, connectionID string) (*ent.NetworkConnection, error) {
+	conn, err := c.NetworkConnection.Query().
+		Where(networkconnection.ID(connectionID), networkconnection.UserID(userID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("connection %q not found", connectionID)
+	} else if err != nil {
+		return nil, err
+	}
+	if conn.Status != networkconnection.StatusActive {
+		return nil, apperr.IllegalMove("connection %s is %s: only an active connection's peer can join or be invited", conn.ID, conn.Status)
+	}
+	return conn, nil
 }
 
 // local resolves t to a local user: a userId must name one (404), an email

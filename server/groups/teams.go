@@ -317,10 +317,15 @@ func (s *Service) AddTeamMember(ctx context.Context, req *switchboardv1.AddTeamM
 	if err != nil {
 		return nil, err
 	}
+	var joined *ent.Team
 	out, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*switchboardv1.TeamMember, error) {
 		t, _, err := teamFor(ctx, tx.Client(), req.GetId(), p.UserID, TeamManage)
 		if err != nil {
 			return nil, err
+		}
+		if tg.connectionID != "" {
+			joined = t
+			return s.joinPeer(ctx, tx, p, t, tg.connectionID, role)
 		}
 		u, err := local(ctx, tx.Client(), tg, true)
 		if err != nil {
@@ -330,12 +335,44 @@ func (s *Service) AddTeamMember(ctx context.Context, req *switchboardv1.AddTeamM
 		if err != nil {
 			return nil, err
 		}
-		return toTeamMember(m, map[string]*ent.User{u.ID: u}), nil
+		return toTeamMember(m, map[string]*ent.User{u.ID: u}, nil), nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if joined != nil {
+		s.notify(ctx, tg.connectionID, string(vocab.NotificationTypeTeamAdded), "Added to team "+joined.Name,
+			fmt.Sprintf("%s added you to team %q (@%s) as %s.", p.Name, joined.Name, joined.Handle, role),
+			map[string]any{"teamId": joined.ID, "teamName": joined.Name, "teamHandle": joined.Handle, "role": string(role)})
+	}
 	return &switchboardv1.AddTeamMemberResponse{Member: out}, nil
+}
+
+// joinPeer makes an active connection's peer a member of t in role.
+func (s *Service) joinPeer(ctx context.Context, tx *db.Tx, p *auth.Principal, t *ent.Team, connectionID string, role teammember.Role) (*switchboardv1.TeamMember, error) {
+	conn, err := peerOf(ctx, tx.Client(), p.UserID, connectionID)
+	if err != nil {
+		return nil, err
+	}
+	exists, err := tx.TeamMember.Query().Where(teammember.TeamID(t.ID), teammember.ConnectionID(conn.ID)).Exist(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if exists {
+		return nil, apperr.Conflict("this connection's peer is already a member of team %q", t.Name)
+	}
+	now := s.now()
+	m, err := tx.TeamMember.Create().SetTeamID(t.ID).SetConnectionID(conn.ID).SetRole(role).
+		SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: "team_member_added", Actor: p.Actor(), At: now,
+		Summary:  fmt.Sprintf("%s joined team %q as %s", shownName(conn), t.Name, role),
+		Metadata: map[string]any{"teamId": t.ID, "connectionId": conn.ID, "role": string(role)}}); err != nil {
+		return nil, err
+	}
+	return toTeamMember(m, nil, map[string]*ent.NetworkConnection{conn.ID: conn}), nil
 }
 
 // memberRole is a member's role on an add or invite: admin or member.
@@ -437,7 +474,11 @@ func (s *Service) RemoveTeamMember(ctx context.Context, req *switchboardv1.Remov
 		if err != nil {
 			return nil, err
 		}
-		tm := toTeamMember(m, users)
+		conns, err := connections(ctx, tx.Client(), userIDs([]*ent.TeamMember{m}, func(m *ent.TeamMember) *string { return m.ConnectionID }))
+		if err != nil {
+			return nil, err
+		}
+		tm := toTeamMember(m, users, conns)
 		for _, who := range unique(p.UserID, deref(m.UserID)) {
 			if who == "" {
 				continue

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/project"
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
+	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
@@ -27,6 +28,30 @@ func ProjectRole(ctx context.Context, c *ent.Client, projectID, userID string) (
 	}
 	found, err = c.Project.Query().Where(project.ID(projectID)).Exist(ctx)
 	return "", found, err
+}
+
+// CheckNamed refuses a team or project a request names (a relay about it)
+// that userID is not a member of: 404, as for any other account's row.
+func CheckNamed(ctx context.Context, c *ent.Client, userID string, teamID, projectID *string) error {
+	if projectID != nil && *projectID != "" {
+		role, _, err := ProjectRole(ctx, c, *projectID, userID)
+		if err != nil {
+			return err
+		}
+		if role == "" {
+			return apperr.NotFound("project %q not found", *projectID)
+		}
+	}
+	if teamID != nil && *teamID != "" {
+		in, err := c.TeamMember.Query().Where(teammember.TeamID(*teamID), teammember.UserID(userID)).Exist(ctx)
+		if err != nil {
+			return err
+		}
+		if !in {
+			return apperr.NotFound("team %q not found", *teamID)
+		}
+	}
+	return nil
 }
 
 // MayFile is whether a member in role may file cards and queue items in a

@@ -83,5 +83,7 @@ func RelayProto(r *ent.Relay, c *ent.NetworkConnection) *switchboardv1.Relay {
 	if c != nil {
 		out.Peer = handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 	}
+	out.ScopeResolved, out.ScopeDropped = Scope{ResolvedTeam: r.ResolvedTeamID, ResolvedProject: r.ResolvedProjectID,
+		DroppedTeam: r.DroppedTeamID, DroppedProject: r.DroppedProjectID}.Answer()
 	return out
 }

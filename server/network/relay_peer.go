@@ -33,6 +33,36 @@ type Inbound struct {
 	FromEmail, FromName                                              string
 	ThreadID, ParentID, CardID                                       *string
 	Handling                                                         rules.Handling
+	// Scope is the team and project the relay named, as this side resolved
+	// them to its own mirrors (relay v2.3.2): a request's item is filed
+	// under the resolved project.
+	Scope Scope
+}
+
+// Scope is a relay's named team and project, resolved or dropped.
+type Scope struct {
+	ResolvedTeam, ResolvedProject, DroppedTeam, DroppedProject *string
+}
+
+// Answer renders the scope as the relay's answer echoes it (nil parts
+// absent).
+func (sc Scope) Answer() (resolved, dropped *switchboardv1.RelayScope) {
+	if sc.ResolvedTeam != nil || sc.ResolvedProject != nil {
+		resolved = &switchboardv1.RelayScope{TeamId: sc.ResolvedTeam, ProjectId: sc.ResolvedProject}
+	}
+	if sc.DroppedTeam != nil || sc.DroppedProject != nil {
+		dropped = &switchboardv1.RelayScope{TeamId: sc.DroppedTeam, ProjectId: sc.DroppedProject}
+	}
+	return resolved, dropped
+}
+
+// RelayAcked is published in the unit of work that applies a peer's ack to
+// a relay this side sent, so that records waiting on the answer (an invite
+// over the network, server/groups) follow it.
+type RelayAcked struct {
+	Relay *ent.Relay
+	// State is the state the ack moved the relay to.
+	State string
 }
 
 // Take delivers a relay that is not quarantined: a request becomes a queue
@@ -94,7 +124,9 @@ func (s *Core) InboundRow(tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in 
 	create := tx.Relay.Create().SetUserID(to.ID).SetConnectionID(c.ID).SetRelayID(in.RelayID).
 		SetDirection(relay.DirectionInbound).SetType(relay.Type(in.Type)).SetSubject(in.Subject).SetPayload(in.Payload).
 		SetPriority(relay.Priority(in.Priority)).SetFromUserEmail(in.FromEmail).SetFromUserName(in.FromName).
-		SetNillableThreadID(in.ThreadID).SetNillableParentRelayID(in.ParentID).SetNillableCardID(in.CardID)
+		SetNillableThreadID(in.ThreadID).SetNillableParentRelayID(in.ParentID).SetNillableCardID(in.CardID).
+		SetNillableResolvedTeamID(in.Scope.ResolvedTeam).SetNillableResolvedProjectID(in.Scope.ResolvedProject).
+		SetNillableDroppedTeamID(in.Scope.DroppedTeam).SetNillableDroppedProjectID(in.Scope.DroppedProject)
 	if in.Intent != "" {
 		create.SetIntent(relay.Intent(in.Intent))
 	}
@@ -130,7 +162,7 @@ func (s *Core) queueItem(ctx context.Context, tx *db.Tx, c *ent.NetworkConnectio
 	}
 	peer := handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 	req := &switchboardv1.CreateQueueItemRequest{Title: title, Priority: &in.QueuePriority, Metadata: &meta,
-		Source: proto.String("relay:" + peer), Description: description(in.Payload)}
+		Source: proto.String("relay:" + peer), Description: description(in.Payload), ProjectId: in.Scope.ResolvedProject}
 	p := &auth.Principal{UserID: to.ID, Username: to.Username, Name: to.Name, Role: string(to.Role), Via: auth.ViaKey, KeyLabel: peer}
 	return s.Queue.CreateForeign(ctx, tx, p, req, queue.Foreign{RequesterEmail: c.PeerUserEmail, RequesterName: in.FromName,
 		SourceInstanceName: instanceNameOf(c), ConnectionID: c.ID}, func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {

@@ -288,8 +288,12 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, req.ParentTaskId); err != nil {
 			return err
 		}
-		if err := checkProject(ctx, tx, p.UserID, req.ProjectId, nil); err != nil {
-			return err
+		// A relay's project is resolved to the recipient's mirror by the
+		// network's intake (relay v2.3.2), whatever the role it joined in.
+		if d.foreign == nil {
+			if err := checkProject(ctx, tx, p.UserID, req.ProjectId, nil); err != nil {
+				return err
+			}
 		}
 		set := settingsFor(p.UserID)
 		row, _, err := set.get(ctx, tx)
@@ -611,6 +615,28 @@ func (s *Service) Discard(ctx context.Context, tx *db.Tx, userID, itemID string)
 	}
 	p := &auth.Principal{UserID: userID, Via: auth.ViaSession, Name: "Switchboard"}
 	return s.remove(ctx, tx, p, settingsFor(userID), it, "Removed %q: it was answered", false)
+}
+
+// Finish completes userID's item along PathToDone in its own unit of work,
+// as Switchboard: an item that a record answered (an invite over the
+// network, server/groups) leaves the queue done, its relay completed. An
+// item already gone or done is no error.
+func (s *Service) Finish(ctx context.Context, userID, itemID, summary string) error {
+	return s.DB.InTx(ctx, func(tx *db.Tx) error {
+		it, err := tx.QueueItem.Query().Where(queueitem.ID(itemID), queueitem.UserID(userID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if len(PathToDone(string(it.Status))) == 0 {
+			return nil
+		}
+		p := &auth.Principal{UserID: userID, Via: auth.ViaSession, Name: "Switchboard"}
+		_, err = s.Annotate(ctx, tx, p, it, Annotation{Metadata: it.Metadata, Action: "queue_updated", Summary: summary,
+			Details: map[string]any{"queueItemId": it.ID}, Complete: true})
+		return err
+	})
 }
 
 // ConfirmQueueItem approves or rejects an item waiting for confirmation.

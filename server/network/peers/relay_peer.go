@@ -11,7 +11,9 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/project"
 	"github.com/switchboard-hq/switchboard/ent/relay"
+	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -46,6 +48,9 @@ func (s *Service) ReceiveRelay(ctx context.Context, req *switchboardv1.ReceiveRe
 	if err != nil {
 		return nil, err
 	}
+	if in.Scope, err = scopeOf(ctx, s.core.DB.Client, c, req.TeamId, req.ProjectId); err != nil {
+		return nil, err
+	}
 	var res *switchboardv1.ReceiveRelayResponse
 	take := func(tx *db.Tx) error {
 		res, err = s.receive(ctx, tx, c, to, in)
@@ -64,11 +69,44 @@ func (s *Service) ReceiveRelay(ctx context.Context, req *switchboardv1.ReceiveRe
 	if fallback && res.Duplicate == nil {
 		res.Fallback = proto.Bool(true)
 	}
-	if req.TeamId != nil || req.ProjectId != nil {
-		// Teams and projects do not exist yet: every scope is dropped, echoed.
-		res.ScopeDropped = &switchboardv1.RelayScope{TeamId: req.TeamId, ProjectId: req.ProjectId}
+	if res.Duplicate == nil {
+		res.ScopeResolved, res.ScopeDropped = in.Scope.Answer()
 	}
 	return res, nil
+}
+
+// scopeOf resolves the team and project a relay names to this side's
+// mirrors of them, joined over this connection (relay v2.3.2): another
+// connection's, or one never joined, is dropped. A project implies its
+// team: the mirror's own team, when it has one, is resolved with it.
+func scopeOf(ctx context.Context, c *ent.Client, conn *ent.NetworkConnection, teamID, projectID *string) (network.Scope, error) {
+	var sc network.Scope
+	if id := network.Deref(projectID); id != "" {
+		p, err := c.Project.Query().Where(project.OriginConnectionID(conn.ID), project.OriginID(id)).Only(ctx)
+		switch {
+		case err == nil:
+			sc.ResolvedProject = &p.ID
+			if teamID == nil && p.TeamID != nil {
+				sc.ResolvedTeam = p.TeamID
+			}
+		case ent.IsNotFound(err):
+			sc.DroppedProject = &id
+		default:
+			return sc, err
+		}
+	}
+	if id := network.Deref(teamID); id != "" {
+		t, err := c.Team.Query().Where(team.OriginConnectionID(conn.ID), team.OriginID(id)).Only(ctx)
+		switch {
+		case err == nil:
+			sc.ResolvedTeam = &t.ID
+		case ent.IsNotFound(err):
+			sc.DroppedTeam = &id
+		default:
+			return sc, err
+		}
+	}
+	return sc, nil
 }
 
 // relayBody is the relay's own refusal, answered after the switch: the
@@ -101,6 +139,9 @@ func inboundOf(c *ent.NetworkConnection, req *switchboardv1.ReceiveRelayRequest)
 	h, err := rules.Classify(req.GetType(), req.GetIntent())
 	if err != nil {
 		return nil, err
+	}
+	if h == rules.AsAmbient && rules.IsInvite(req.GetPayload().GetFields()["kind"].GetStringValue()) {
+		h = rules.AsItem
 	}
 	qp, err := rules.QueuePriority(req.GetPriority())
 	if err != nil {

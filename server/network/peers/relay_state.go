@@ -100,6 +100,9 @@ func (s *Service) senderMoved(ctx context.Context, tx *db.Tx, c *ent.NetworkConn
 	if err := up.Exec(ctx); err != nil {
 		return err
 	}
+	if err := tx.Publish(ctx, network.RelayAcked{Relay: r, State: state}); err != nil {
+		return err
+	}
 	peer := handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 	summary := fmt.Sprintf("%s: %q is %s", peer, r.Subject, state)
 	switch {

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/membership"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/network/rules"
 )
@@ -57,6 +58,9 @@ func (s *Service) SendRelay(ctx context.Context, req *switchboardv1.SendRelayReq
 	if err := s.core.NeedSecrets(); err != nil {
 		return nil, err
 	}
+	if err := membership.CheckNamed(ctx, s.core.DB.Client, p.UserID, req.TeamId, req.ProjectId); err != nil {
+		return nil, err
+	}
 	me, err := s.core.DB.User.Get(ctx, p.UserID)
 	if err != nil {
 		return nil, err
@@ -69,7 +73,8 @@ func (s *Service) SendRelay(ctx context.Context, req *switchboardv1.SendRelayReq
 	out := &switchboardv1.ReceiveRelayRequest{ConnectionId: network.Deref(c.PeerConnectionID), RelayId: id, FromUserEmail: me.Email,
 		FromUserName: me.Name, ToUserEmail: c.PeerUserEmail, Type: req.GetType(), Intent: req.GetIntent(),
 		Subject: strings.TrimSpace(req.GetSubject()), Payload: req.GetPayload(), Priority: req.GetPriority(),
-		ThreadId: thread, ParentRelayId: req.GetParentRelayId(), CardId: req.GetCardId()}
+		ThreadId: thread, ParentRelayId: req.GetParentRelayId(), CardId: req.GetCardId(),
+		TeamId: req.TeamId, ProjectId: req.ProjectId}
 	ans := &switchboardv1.ReceiveRelayResponse{}
 	delivery, err := s.core.ToPeer(ctx, p.UserID, c, network.EventRelay, switchboardv1connect.NetworkRelayPeerServiceReceiveRelayProcedure, out, ans)
 	if err != nil {
@@ -123,6 +128,12 @@ func (s *Service) recordSent(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 	}
 	if ans.GetFiltered() {
 		create.SetFilteredReason(ans.GetReason())
+	}
+	if sc := ans.GetScopeResolved(); sc != nil {
+		create.SetNillableResolvedTeamID(sc.TeamId).SetNillableResolvedProjectID(sc.ProjectId)
+	}
+	if sc := ans.GetScopeDropped(); sc != nil {
+		create.SetNillableDroppedTeamID(sc.TeamId).SetNillableDroppedProjectID(sc.ProjectId)
 	}
 	row, err := create.Save(ctx)
 	if err != nil {

@@ -115,6 +115,18 @@ func Classify(relayType, intent string) (Handling, error) {
 	return AsItem, nil
 }
 
+// The payload kinds of invites over the network (issue 28): an invite is
+// never ambient (no filter, no quiet hours), it always becomes the
+// recipient's queue item, whatever its intent (RULINGS "Teams, projects,
+// invites, profiles", details).
+const (
+	PayloadProjectInvite = "project_invite"
+	PayloadTeamInvite    = "team_invite"
+)
+
+// IsInvite says whether a relay payload's kind is an invite's.
+func IsInvite(kind string) bool { return kind == PayloadProjectInvite || kind == PayloadTeamInvite }
+
 // QueuePriority maps a relay's priority to the queue's (RULINGS: normal is
 // medium; low, high and urgent are the same words). Empty is normal, so
 // medium. Another value is refused naming the field.

@@ -683,6 +683,7 @@ export const NotificationType = {
   GoalProgress: "goal_progress",
   ProjectInvite: "project_invite",
   ProfileUpdated: "profile_updated",
+  TeamAdded: "team_added",
 } as const;
 export type NotificationType = (typeof NotificationType)[keyof typeof NotificationType];
 
