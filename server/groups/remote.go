@@ -157,7 +157,10 @@ type relayInvite struct {
 	Payload      map[string]any `json:"relayPayload"`
 }
 
-func (r relayInvite) text(key string) string { v, _ := r.Payload[key].(string); return strings.TrimSpace(v) }
+func (r relayInvite) text(key string) string {
+	v, _ := r.Payload[key].(string)
+	return strings.TrimSpace(v)
+}
 
 // joinedOverNetwork is the invited side of an invite relay: when its user
 // approves the relay's item, this side keeps a mirror of the team or
@@ -315,4 +318,3 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
-

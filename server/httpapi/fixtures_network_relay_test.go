@@ -20,6 +20,8 @@ func relayFixtures() []fixture {
 		CardId: ptr("ckx5f0a1b0000qzrmcard00001"), State: "completed", Result: ptr("Reviewed: ship it"),
 		Reason: ptr("waited on legal"), ItemId: ptr("ckx5f0a1b0000qzrmitem00001"), FilteredReason: ptr("quiet-hours"),
 		DigestPending: true, Quarantined: true, Peer: "bob@b.example:8443", CreatedAt: tsJoined, UpdatedAt: tsHeartbeat,
+		ScopeResolved: &switchboardv1.RelayScope{ProjectId: ptr("ckx5f0a1b0000qzrmproject01")},
+		ScopeDropped:  &switchboardv1.RelayScope{TeamId: ptr("ckx5f0a1b0000qzrmteam00001")},
 	}
 	bare := &switchboardv1.Relay{
 		Id: "ckx5f0a1b0000qzrmrelay0002", ConnectionId: "ckx5f0a1b0000qzrmconn00002", RelayId: "peer-relay-7",
