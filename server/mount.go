@@ -34,8 +34,8 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewSharedChatServiceHandler, switchboardv1.RegisterSharedChatServiceHandlerServer)(s.chat, s.chat),
 		serve(switchboardv1connect.NewContactServiceHandler, switchboardv1.RegisterContactServiceHandlerServer)(s.contacts, s.contacts),
 		serve(switchboardv1connect.NewDocumentServiceHandler, switchboardv1.RegisterDocumentServiceHandlerServer)(s.docs, s.docs),
-		serve(switchboardv1connect.NewTeamServiceHandler, switchboardv1.RegisterTeamServiceHandlerServer)(s.groups, s.groups),
-		serve(switchboardv1connect.NewProjectServiceHandler, switchboardv1.RegisterProjectServiceHandlerServer)(s.groups, s.groups),
+		serve(switchboardv1connect.NewTeamServiceHandler, switchboardv1.RegisterTeamServiceHandlerServer)(s.teams, s.teams),
+		serve(switchboardv1connect.NewProjectServiceHandler, switchboardv1.RegisterProjectServiceHandlerServer)(s.projects, s.projects),
 		// A stream lives past the server's write timeout: Deadlines bounds each
 		// write instead. Its REST twin is the SSE handler New mounts itself.
 		connectOnly(switchboardv1connect.EventServiceHandler(s.events), switchboardv1connect.NewEventServiceHandler, s.events.Bus.Deadlines),

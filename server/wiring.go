@@ -75,8 +75,11 @@ type services struct {
 	updates  *updates.Service
 	widgets  *widgets.Service
 	handoff  *a2a.Handoff
-	// groups is teams and projects (TeamService, ProjectService).
-	groups *groups.Service
+	// Teams and projects (TeamService, ProjectService) over one core,
+	// which hears the queue's and the network's events.
+	groups   *groups.Core
+	teams    *groups.Teams
+	projects *groups.Projects
 	// The hub's and the spoke's sides, split by who calls them; hub and
 	// spoke hold the state they share.
 	hub        *hub.Core
@@ -247,8 +250,9 @@ func (h *house) buildServices(*App) error {
 	s.kanban = &kanban.Service{DB: cfg.DB, Now: cfg.now}
 	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
 	s.handoff = &a2a.Handoff{DB: cfg.DB, Now: cfg.now}
-	s.groups = &groups.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Relays: s.relays, Notify: s.network,
+	s.groups = &groups.Core{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Relays: s.relays, Notify: s.network,
 		PublicURL: cfg.Executions.PublicURL, Platform: s.hub.Serving, Logger: cfg.Logger}
+	s.teams, s.projects = groups.New(s.groups)
 	s.caps = &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: s.store.Secrets,
 		Gate: &capgate.Resolver{DB: cfg.DB.Client}, Guesses: h.gate}
 	s.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Egress: h.egress}

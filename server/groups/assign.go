@@ -16,7 +16,8 @@ import (
 
 // AssignTeamProject assigns a project to a team; its members join as
 // contributors.
-func (s *Service) AssignTeamProject(ctx context.Context, req *switchboardv1.AssignTeamProjectRequest) (*switchboardv1.AssignTeamProjectResponse, error) {
+func (x *Teams) AssignTeamProject(ctx context.Context, req *switchboardv1.AssignTeamProjectRequest) (*switchboardv1.AssignTeamProjectResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -53,7 +54,7 @@ func (s *Service) AssignTeamProject(ctx context.Context, req *switchboardv1.Assi
 // assign sets the project's team and joins every local member of the team
 // not yet in the project as a contributor through it; a project on another
 // team is 409.
-func (s *Service) assign(ctx context.Context, tx *db.Tx, pr *ent.Project, teamID string) (int, error) {
+func (s *Core) assign(ctx context.Context, tx *db.Tx, pr *ent.Project, teamID string) (int, error) {
 	if pr.TeamID != nil && *pr.TeamID != teamID {
 		return 0, apperr.Conflict("project %q is assigned to another team; unassign it there first", pr.Name)
 	}
@@ -81,7 +82,7 @@ func (s *Service) assign(ctx context.Context, tx *db.Tx, pr *ent.Project, teamID
 
 // joinProjectViaTeam makes userID a contributor of the project through the
 // team, unless they are a member already; it answers whether they joined.
-func (s *Service) joinProjectViaTeam(ctx context.Context, tx *db.Tx, projectID, teamID, userID string) (bool, error) {
+func (s *Core) joinProjectViaTeam(ctx context.Context, tx *db.Tx, projectID, teamID, userID string) (bool, error) {
 	exists, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(projectID), projectmember.UserID(userID)).Exist(ctx)
 	if err != nil || exists {
 		return false, err
@@ -92,7 +93,8 @@ func (s *Service) joinProjectViaTeam(ctx context.Context, tx *db.Tx, projectID, 
 }
 
 // ListTeamProjects lists the projects assigned to a team.
-func (s *Service) ListTeamProjects(ctx context.Context, req *switchboardv1.ListTeamProjectsRequest) (*switchboardv1.ListTeamProjectsResponse, error) {
+func (x *Teams) ListTeamProjects(ctx context.Context, req *switchboardv1.ListTeamProjectsRequest) (*switchboardv1.ListTeamProjectsResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -110,7 +112,8 @@ func (s *Service) ListTeamProjects(ctx context.Context, req *switchboardv1.ListT
 
 // UnassignTeamProject takes a project off a team; the members who were in
 // it only through the team leave it.
-func (s *Service) UnassignTeamProject(ctx context.Context, req *switchboardv1.UnassignTeamProjectRequest) (*switchboardv1.UnassignTeamProjectResponse, error) {
+func (x *Teams) UnassignTeamProject(ctx context.Context, req *switchboardv1.UnassignTeamProjectRequest) (*switchboardv1.UnassignTeamProjectResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err

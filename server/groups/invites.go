@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/network/rules"
 )
 
 // InviteLifetime is how long a team invite can be answered (document 2
@@ -45,7 +46,7 @@ func tokenHash(token string) string {
 }
 
 // inviteURL is where the dashboard previews and answers an invite.
-func (s *Service) inviteURL(token string) string {
+func (s *Core) inviteURL(token string) string {
 	return strings.TrimRight(s.PublicURL, "/") + "/#/invite/" + token
 }
 
@@ -57,7 +58,8 @@ func alreadyInvited(inviteID string) error {
 }
 
 // CreateTeamInvite makes a token invite; the token is answered once.
-func (s *Service) CreateTeamInvite(ctx context.Context, req *switchboardv1.CreateTeamInviteRequest) (*switchboardv1.CreateTeamInviteResponse, error) {
+func (x *Teams) CreateTeamInvite(ctx context.Context, req *switchboardv1.CreateTeamInviteRequest) (*switchboardv1.CreateTeamInviteResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -140,7 +142,7 @@ func (s *Service) CreateTeamInvite(ctx context.Context, req *switchboardv1.Creat
 	if tg.connectionID != "" {
 		// The invite travels as a relay whose ack answers it (RULINGS).
 		id, err := s.inviteRelay(ctx, tg.connectionID, "Join team "+t.Name, map[string]any{
-			"kind": kindTeamInvite, "teamId": t.ID, "teamName": t.Name, "teamHandle": t.Handle, "inviteId": inv.ID,
+			"kind": rules.PayloadTeamInvite, "teamId": t.ID, "teamName": t.Name, "teamHandle": t.Handle, "inviteId": inv.ID,
 			"role": string(inv.Role), "message": deref(inv.Message), "inviterName": p.Name, "url": s.inviteURL(token),
 			"expiresAt": inv.ExpiresAt.Format(time.RFC3339),
 		}, func(ctx context.Context, tx *db.Tx, relayID string) error {
@@ -158,7 +160,8 @@ func (s *Service) CreateTeamInvite(ctx context.Context, req *switchboardv1.Creat
 }
 
 // ListTeamInvites lists a team's invites, newest first.
-func (s *Service) ListTeamInvites(ctx context.Context, req *switchboardv1.ListTeamInvitesRequest) (*switchboardv1.ListTeamInvitesResponse, error) {
+func (x *Teams) ListTeamInvites(ctx context.Context, req *switchboardv1.ListTeamInvitesRequest) (*switchboardv1.ListTeamInvitesResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -185,7 +188,7 @@ const maxInvites = 500
 
 // openInvite finds the invite a token names, refusing what cannot be
 // answered: unknown 404, past its expiry 410, answered or cancelled 409.
-func (s *Service) openInvite(ctx context.Context, c *ent.Client, token string) (*ent.TeamInvite, error) {
+func (s *Core) openInvite(ctx context.Context, c *ent.Client, token string) (*ent.TeamInvite, error) {
 	inv, err := c.TeamInvite.Query().Where(teaminvite.TokenHash(tokenHash(token))).WithTeam().Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("no invite has this token")
@@ -203,7 +206,8 @@ func (s *Service) openInvite(ctx context.Context, c *ent.Client, token string) (
 }
 
 // PreviewTeamInvite shows what a token invites to, without anything private.
-func (s *Service) PreviewTeamInvite(ctx context.Context, req *switchboardv1.PreviewTeamInviteRequest) (*switchboardv1.PreviewTeamInviteResponse, error) {
+func (x *Teams) PreviewTeamInvite(ctx context.Context, req *switchboardv1.PreviewTeamInviteRequest) (*switchboardv1.PreviewTeamInviteResponse, error) {
+	s := x.core
 	inv, err := s.openInvite(ctx, s.DB.Client, req.GetToken())
 	if err != nil {
 		return nil, err
@@ -222,7 +226,8 @@ func (s *Service) PreviewTeamInvite(ctx context.Context, req *switchboardv1.Prev
 }
 
 // AnswerTeamInvite accepts or declines an invite as the signed-in user.
-func (s *Service) AnswerTeamInvite(ctx context.Context, req *switchboardv1.AnswerTeamInviteRequest) (*switchboardv1.AnswerTeamInviteResponse, error) {
+func (x *Teams) AnswerTeamInvite(ctx context.Context, req *switchboardv1.AnswerTeamInviteRequest) (*switchboardv1.AnswerTeamInviteResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err

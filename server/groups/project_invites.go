@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/comms"
+	"github.com/switchboard-hq/switchboard/server/network/rules"
 	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
@@ -26,7 +27,8 @@ const inviteMetaKey = "projectInviteId"
 
 // InviteToProject invites a local user (a queue item and a comms message in
 // their queue) or an email no user has yet (the invite waits for them).
-func (s *Service) InviteToProject(ctx context.Context, req *switchboardv1.InviteToProjectRequest) (*switchboardv1.InviteToProjectResponse, error) {
+func (x *Projects) InviteToProject(ctx context.Context, req *switchboardv1.InviteToProjectRequest) (*switchboardv1.InviteToProjectResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -108,7 +110,7 @@ func (s *Service) InviteToProject(ctx context.Context, req *switchboardv1.Invite
 		// A relay the peer's user approves or declines (its ack answers the
 		// invite) and a project_invite notification (document 2 "Events").
 		id, err := s.inviteRelay(ctx, c, "Join project "+pr.Name, map[string]any{
-			"kind": kindProjectInvite, "projectId": pr.ID, "projectName": pr.Name, "description": deref(pr.Description),
+			"kind": rules.PayloadProjectInvite, "projectId": pr.ID, "projectName": pr.Name, "description": deref(pr.Description),
 			"color": pr.Color, "inviteId": out.Id, "role": out.Role, "message": deref(out.Message), "inviterName": p.Name,
 		}, func(ctx context.Context, tx *db.Tx, relayID string) error {
 			return tx.ProjectInvite.UpdateOneID(out.Id).SetRelayID(relayID).Exec(ctx)
@@ -135,7 +137,7 @@ func firstOf(u *ent.User, email string) string {
 
 // replacePending refuses a second pending invite of one target (409
 // ALREADY_INVITED) or, forced, cancels the old one and its queue item.
-func (s *Service) replacePending(ctx context.Context, tx *db.Tx, projectID string, same predicate.ProjectInvite, force bool) error {
+func (s *Core) replacePending(ctx context.Context, tx *db.Tx, projectID string, same predicate.ProjectInvite, force bool) error {
 	old, err := tx.ProjectInvite.Query().Where(projectinvite.ProjectID(projectID),
 		projectinvite.StatusEQ(projectinvite.StatusPending), same).All(ctx)
 	if err != nil {
@@ -155,7 +157,7 @@ func (s *Service) replacePending(ctx context.Context, tx *db.Tx, projectID strin
 // deliver puts the invite in the invitee's queue (type notification,
 // waiting for their answer whatever their auto-approve) and posts a comms
 // message there.
-func (s *Service) deliver(ctx context.Context, tx *db.Tx, p *auth.Principal, pr *ent.Project, inv *ent.ProjectInvite, u *ent.User) (*ent.ProjectInvite, error) {
+func (s *Core) deliver(ctx context.Context, tx *db.Tx, p *auth.Principal, pr *ent.Project, inv *ent.ProjectInvite, u *ent.User) (*ent.ProjectInvite, error) {
 	meta, err := json.Marshal(map[string]any{inviteMetaKey: inv.ID, "projectId": pr.ID, "role": string(inv.Role)})
 	if err != nil {
 		return nil, err
@@ -189,7 +191,8 @@ func cut(s string, n int) string {
 }
 
 // ListProjectInvites lists a project's pending invites (members).
-func (s *Service) ListProjectInvites(ctx context.Context, req *switchboardv1.ListProjectInvitesRequest) (*switchboardv1.ListProjectInvitesResponse, error) {
+func (x *Projects) ListProjectInvites(ctx context.Context, req *switchboardv1.ListProjectInvitesRequest) (*switchboardv1.ListProjectInvitesResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -209,7 +212,8 @@ func (s *Service) ListProjectInvites(ctx context.Context, req *switchboardv1.Lis
 }
 
 // AnswerProjectInvite accepts or declines an invite made to the caller.
-func (s *Service) AnswerProjectInvite(ctx context.Context, req *switchboardv1.AnswerProjectInviteRequest) (*switchboardv1.AnswerProjectInviteResponse, error) {
+func (x *Projects) AnswerProjectInvite(ctx context.Context, req *switchboardv1.AnswerProjectInviteRequest) (*switchboardv1.AnswerProjectInviteResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -252,7 +256,7 @@ func invitee(inv *ent.ProjectInvite, u *ent.User) bool {
 
 // answer accepts (the membership) or declines a pending invite, removes its
 // queue item and writes the activity for both sides.
-func (s *Service) answer(ctx context.Context, tx *db.Tx, p *auth.Principal, me *ent.User, inv *ent.ProjectInvite, accept bool) (*switchboardv1.AnswerProjectInviteResponse, error) {
+func (s *Core) answer(ctx context.Context, tx *db.Tx, p *auth.Principal, me *ent.User, inv *ent.ProjectInvite, accept bool) (*switchboardv1.AnswerProjectInviteResponse, error) {
 	pr := inv.Edges.Project
 	out := &switchboardv1.AnswerProjectInviteResponse{}
 	status, action := projectinvite.StatusDeclined, "project_invite_declined"
@@ -284,7 +288,7 @@ func (s *Service) answer(ctx context.Context, tx *db.Tx, p *auth.Principal, me *
 }
 
 // close ends a pending invite in status and deletes its queue item.
-func (s *Service) close(ctx context.Context, tx *db.Tx, inv *ent.ProjectInvite, status projectinvite.Status) error {
+func (s *Core) close(ctx context.Context, tx *db.Tx, inv *ent.ProjectInvite, status projectinvite.Status) error {
 	now := s.now()
 	n, err := tx.ProjectInvite.Update().Where(projectinvite.ID(inv.ID), projectinvite.StatusEQ(projectinvite.StatusPending)).
 		SetStatus(status).SetAnsweredAt(now).SetUpdatedAt(now).Save(ctx)
@@ -325,7 +329,7 @@ func inviteOfItem(ctx context.Context, tx *db.Tx, it *ent.QueueItem) (*ent.Proje
 // ItemMoved accepts the invite whose queue item its invitee approved
 // (server/subscriptions.go, queue.ItemMoved); the item then goes, after the
 // approval has committed.
-func (s *Service) ItemMoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error {
+func (s *Core) ItemMoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error {
 	if joined, err := s.joinedOverNetwork(ctx, tx, it, from); err != nil || joined {
 		return err
 	}
@@ -352,7 +356,7 @@ func (s *Service) ItemMoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, f
 }
 
 // discardLater deletes an approved invite's item in its own unit of work.
-func (s *Service) discardLater(userID, itemID string) {
+func (s *Core) discardLater(userID, itemID string) {
 	ctx := context.Background()
 	if err := s.DB.InTx(ctx, func(tx *db.Tx) error { return s.Queue.Discard(ctx, tx, userID, itemID) }); err != nil {
 		s.Logger.Error("groups: removing an accepted invite's queue item", "queueItemId", itemID, "error", err)
@@ -361,7 +365,7 @@ func (s *Service) discardLater(userID, itemID string) {
 
 // ItemRemoved declines the invite whose queue item its invitee rejected or
 // deleted (queue.ItemRemoved).
-func (s *Service) ItemRemoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
+func (s *Core) ItemRemoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
 	inv, err := inviteOfItem(ctx, tx, it)
 	if err != nil || inv == nil {
 		return err

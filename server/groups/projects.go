@@ -21,7 +21,8 @@ import (
 )
 
 // CreateProject makes a project led by the caller.
-func (s *Service) CreateProject(ctx context.Context, req *switchboardv1.CreateProjectRequest) (*switchboardv1.CreateProjectResponse, error) {
+func (x *Projects) CreateProject(ctx context.Context, req *switchboardv1.CreateProjectRequest) (*switchboardv1.CreateProjectResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -81,7 +82,8 @@ func (s *Service) CreateProject(ctx context.Context, req *switchboardv1.CreatePr
 
 // ListProjects lists the projects the caller is a member of, most recently
 // updated first.
-func (s *Service) ListProjects(ctx context.Context, req *switchboardv1.ListProjectsRequest) (*switchboardv1.ListProjectsResponse, error) {
+func (x *Projects) ListProjects(ctx context.Context, req *switchboardv1.ListProjectsRequest) (*switchboardv1.ListProjectsResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -121,7 +123,8 @@ func (s *Service) ListProjects(ctx context.Context, req *switchboardv1.ListProje
 }
 
 // GetProject answers a project with its members, cards and pending invites.
-func (s *Service) GetProject(ctx context.Context, req *switchboardv1.GetProjectRequest) (*switchboardv1.GetProjectResponse, error) {
+func (x *Projects) GetProject(ctx context.Context, req *switchboardv1.GetProjectRequest) (*switchboardv1.GetProjectResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -148,7 +151,7 @@ func (s *Service) GetProject(ctx context.Context, req *switchboardv1.GetProjectR
 	return out, nil
 }
 
-func (s *Service) pendingInvites(ctx context.Context, c *ent.Client, pr *ent.Project) ([]*switchboardv1.ProjectInvite, error) {
+func (s *Core) pendingInvites(ctx context.Context, c *ent.Client, pr *ent.Project) ([]*switchboardv1.ProjectInvite, error) {
 	rows, err := c.ProjectInvite.Query().
 		Where(projectinvite.ProjectID(pr.ID), projectinvite.StatusEQ(projectinvite.StatusPending)).
 		Order(ent.Desc(projectinvite.FieldCreatedAt), ent.Desc(projectinvite.FieldID)).Limit(maxInvites).All(ctx)
@@ -163,7 +166,8 @@ func (s *Service) pendingInvites(ctx context.Context, c *ent.Client, pr *ent.Pro
 }
 
 // UpdateProject changes the supplied fields (the lead).
-func (s *Service) UpdateProject(ctx context.Context, req *switchboardv1.UpdateProjectRequest) (*switchboardv1.UpdateProjectResponse, error) {
+func (x *Projects) UpdateProject(ctx context.Context, req *switchboardv1.UpdateProjectRequest) (*switchboardv1.UpdateProjectResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -228,7 +232,8 @@ func projectRoleOf(r *string) (projectmember.Role, error) {
 }
 
 // AddProjectMember adds a local user directly (the lead or a contributor).
-func (s *Service) AddProjectMember(ctx context.Context, req *switchboardv1.AddProjectMemberRequest) (*switchboardv1.AddProjectMemberResponse, error) {
+func (x *Projects) AddProjectMember(ctx context.Context, req *switchboardv1.AddProjectMemberRequest) (*switchboardv1.AddProjectMemberResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -268,7 +273,7 @@ func (s *Service) AddProjectMember(ctx context.Context, req *switchboardv1.AddPr
 // joinProject makes u a direct member of pr in role: a member through a team
 // becomes a direct one (so unassigning the team keeps them); a direct
 // member already is 409. It writes project_member_added.
-func (s *Service) joinProject(ctx context.Context, tx *db.Tx, p *auth.Principal, pr *ent.Project, u *ent.User, role projectmember.Role) (*ent.ProjectMember, error) {
+func (s *Core) joinProject(ctx context.Context, tx *db.Tx, p *auth.Principal, pr *ent.Project, u *ent.User, role projectmember.Role) (*ent.ProjectMember, error) {
 	now := s.now()
 	m, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID), projectmember.UserID(u.ID)).Only(ctx)
 	switch {
@@ -294,7 +299,7 @@ func (s *Service) joinProject(ctx context.Context, tx *db.Tx, p *auth.Principal,
 }
 
 // joinProjectPeer adds an active connection's peer to pr directly.
-func (s *Service) joinProjectPeer(ctx context.Context, tx *db.Tx, p *auth.Principal, pr *ent.Project, connectionID string, role projectmember.Role) (*switchboardv1.ProjectMember, error) {
+func (s *Core) joinProjectPeer(ctx context.Context, tx *db.Tx, p *auth.Principal, pr *ent.Project, connectionID string, role projectmember.Role) (*switchboardv1.ProjectMember, error) {
 	conn, err := peerOf(ctx, tx.Client(), p.UserID, connectionID)
 	if err != nil {
 		return nil, err
@@ -322,7 +327,8 @@ func (s *Service) joinProjectPeer(ctx context.Context, tx *db.Tx, p *auth.Princi
 }
 
 // RemoveProjectMember removes a member (the lead); anyone may leave.
-func (s *Service) RemoveProjectMember(ctx context.Context, req *switchboardv1.RemoveProjectMemberRequest) (*switchboardv1.RemoveProjectMemberResponse, error) {
+func (x *Projects) RemoveProjectMember(ctx context.Context, req *switchboardv1.RemoveProjectMemberRequest) (*switchboardv1.RemoveProjectMemberResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
+	"github.com/switchboard-hq/switchboard/server/network/rules"
 )
 
 // Invites and members over the operator network (issue 28 points 2, 4, 6):
@@ -29,12 +30,6 @@ import (
 // ack (network.RelayAcked); the invited side keeps a mirror of the team or
 // project once its user approves the relay's item, which later relays from
 // that connection naming the origin's id resolve to.
-
-// The payload kinds of invite relays (server/network/rules).
-const (
-	kindProjectInvite = "project_invite"
-	kindTeamInvite    = "team_invite"
-)
 
 // Relays is what invites over the network need of the operator's relays
 // (server/network/relays.Service).
@@ -51,7 +46,7 @@ type Notifier interface {
 // inviteRelay sends an invite's relay to the connection's peer, after the
 // invite's unit of work: sent, the invite records the relay; refused, the
 // invite is cancelled and the refusal answered.
-func (s *Service) inviteRelay(ctx context.Context, connectionID, subject string, payload map[string]any,
+func (s *Core) inviteRelay(ctx context.Context, connectionID, subject string, payload map[string]any,
 	record func(ctx context.Context, tx *db.Tx, relayID string) error, cancel func(ctx context.Context, tx *db.Tx) error) (string, error) {
 	st, err := structpb.NewStruct(payload)
 	if err != nil {
@@ -72,7 +67,7 @@ func (s *Service) inviteRelay(ctx context.Context, connectionID, subject string,
 
 // notify tells a connection's peer something; the change it reports has
 // committed, so a failure is logged, not answered.
-func (s *Service) notify(ctx context.Context, connectionID, typ, title, body string, meta map[string]any) {
+func (s *Core) notify(ctx context.Context, connectionID, typ, title, body string, meta map[string]any) {
 	st, err := structpb.NewStruct(meta)
 	if err == nil {
 		_, err = s.Notify.SendNotification(ctx, &switchboardv1.SendNotificationRequest{ConnectionId: connectionID,
@@ -86,7 +81,7 @@ func (s *Service) notify(ctx context.Context, connectionID, typ, title, body str
 // RelayAcked answers the invite whose relay the peer acked
 // (network.RelayAcked): accepted (or completed) adds the connection's peer
 // as a member in the invite's role, declined declines.
-func (s *Service) RelayAcked(ctx context.Context, tx *db.Tx, r *ent.Relay, state string) error {
+func (s *Core) RelayAcked(ctx context.Context, tx *db.Tx, r *ent.Relay, state string) error {
 	accept := state == string(vocab.RelayStateAccepted) || state == string(vocab.RelayStateCompleted)
 	if !accept && state != string(vocab.RelayStateDeclined) {
 		return nil
@@ -140,7 +135,7 @@ func (s *Service) RelayAcked(ctx context.Context, tx *db.Tx, r *ent.Relay, state
 }
 
 // joinRemote makes a connection's peer a member of a project, unless it is.
-func (s *Service) joinRemote(ctx context.Context, tx *db.Tx, projectID, connectionID string, role projectmember.Role) error {
+func (s *Core) joinRemote(ctx context.Context, tx *db.Tx, projectID, connectionID string, role projectmember.Role) error {
 	exists, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(projectID), projectmember.ConnectionID(connectionID)).Exist(ctx)
 	if err != nil || exists {
 		return err
@@ -167,7 +162,7 @@ func (r relayInvite) text(key string) string {
 // project (RULINGS: the relay mirror), with the user in the invite's role
 // and the inviting peer as its lead or owner; the item is then completed,
 // so the relay reads completed on the inviting side. Other items: nothing.
-func (s *Service) joinedOverNetwork(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) (bool, error) {
+func (s *Core) joinedOverNetwork(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) (bool, error) {
 	if it.TaskOrigin != queueitem.TaskOriginFederation || from != string(vocab.QueueStatusPendingConfirmation) ||
 		it.Status != queueitem.StatusReady {
 		return false, nil
@@ -178,9 +173,9 @@ func (s *Service) joinedOverNetwork(ctx context.Context, tx *db.Tx, it *ent.Queu
 	}
 	var err error
 	switch ri.text("kind") {
-	case kindProjectInvite:
+	case rules.PayloadProjectInvite:
 		err = s.mirrorProject(ctx, tx, it.UserID, ri)
-	case kindTeamInvite:
+	case rules.PayloadTeamInvite:
 		err = s.mirrorTeam(ctx, tx, it.UserID, ri)
 	default:
 		return false, nil
@@ -197,7 +192,7 @@ func (s *Service) joinedOverNetwork(ctx context.Context, tx *db.Tx, it *ent.Queu
 	return true, nil
 }
 
-func (s *Service) mirrorProject(ctx context.Context, tx *db.Tx, userID string, ri relayInvite) error {
+func (s *Core) mirrorProject(ctx context.Context, tx *db.Tx, userID string, ri relayInvite) error {
 	originID := ri.text("projectId")
 	if originID == "" {
 		return nil
@@ -244,7 +239,7 @@ func (s *Service) mirrorProject(ctx context.Context, tx *db.Tx, userID string, r
 		Metadata: map[string]any{"projectId": p.ID, "connectionId": ri.ConnectionID, "originProjectId": originID}})
 }
 
-func (s *Service) mirrorTeam(ctx context.Context, tx *db.Tx, userID string, ri relayInvite) error {
+func (s *Core) mirrorTeam(ctx context.Context, tx *db.Tx, userID string, ri relayInvite) error {
 	originID := ri.text("teamId")
 	if originID == "" {
 		return nil
@@ -291,7 +286,7 @@ func (s *Service) mirrorTeam(ctx context.Context, tx *db.Tx, userID string, ri r
 
 // freeHandle is want, or want with the first free number after it: a
 // mirror's handle is this instance's, in its one namespace.
-func (s *Service) freeHandle(ctx context.Context, tx *db.Tx, want string) (string, error) {
+func (s *Core) freeHandle(ctx context.Context, tx *db.Tx, want string) (string, error) {
 	if handleProblem(want) != "" {
 		want = "team"
 	}

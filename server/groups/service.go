@@ -1,7 +1,7 @@
 // Package groups is how operators group themselves and their work (issue
-// 28; RULINGS "Teams, projects, invites, profiles"): TeamService (teams,
+// 28; RULINGS "Teams, projects, invites, profiles"): Teams, TeamService (teams,
 // their members, token invites, projects assigned to them) and
-// ProjectService (projects, their members by role, invites answered from
+// Projects, ProjectService (projects, their members by role, invites answered from
 // the invitee's queue). Who may do what is rules.go's; whether a request
 // may see a team or project at all is access.go's (a non-member's id is
 // 404, a member lacking the right 403). The queue and the board check a
@@ -22,10 +22,10 @@ import (
 )
 
 var (
-	_ switchboardv1connect.TeamServiceHandler    = (*Service)(nil)
-	_ switchboardv1.TeamServiceServer            = (*Service)(nil)
-	_ switchboardv1connect.ProjectServiceHandler = (*Service)(nil)
-	_ switchboardv1.ProjectServiceServer         = (*Service)(nil)
+	_ switchboardv1connect.TeamServiceHandler    = (*Teams)(nil)
+	_ switchboardv1.TeamServiceServer            = (*Teams)(nil)
+	_ switchboardv1connect.ProjectServiceHandler = (*Projects)(nil)
+	_ switchboardv1.ProjectServiceServer         = (*Projects)(nil)
 )
 
 // Queue is what an invite needs of the queue (server/queue.Service): the
@@ -37,8 +37,11 @@ type Queue interface {
 	Finish(ctx context.Context, userID, itemID, summary string) error
 }
 
-// Service implements TeamService and ProjectService.
-type Service struct {
+// Core is what the two services share: the database, the clock, the
+// queue and the network they reach, and the writes both make (joining,
+// assigning, answering invites); it also hears the queue's and the
+// network's events (server/subscriptions.go).
+type Core struct {
 	DB    *db.DB
 	Now   func() time.Time
 	Queue Queue
@@ -54,4 +57,13 @@ type Service struct {
 	Logger   *slog.Logger
 }
 
-func (s *Service) now() time.Time { return s.Now().UTC() }
+func (s *Core) now() time.Time { return s.Now().UTC() }
+
+// Teams implements TeamService.
+type Teams struct{ core *Core }
+
+// Projects implements ProjectService.
+type Projects struct{ core *Core }
+
+// New makes the two services over one core.
+func New(core *Core) (*Teams, *Projects) { return &Teams{core: core}, &Projects{core: core} }

@@ -17,7 +17,6 @@ type target struct {
 	userID, email, connectionID string
 }
 
-func (t target) none() bool { return t.userID == "" && t.email == "" && t.connectionID == "" }
 
 // pickTarget reads the request's email, userId and connectionId: exactly
 // one, or at most one when open is true (an invite link for anyone).

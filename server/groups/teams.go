@@ -24,7 +24,8 @@ import (
 )
 
 // CreateTeam makes a team owned by the caller.
-func (s *Service) CreateTeam(ctx context.Context, req *switchboardv1.CreateTeamRequest) (*switchboardv1.CreateTeamResponse, error) {
+func (x *Teams) CreateTeam(ctx context.Context, req *switchboardv1.CreateTeamRequest) (*switchboardv1.CreateTeamResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -109,7 +110,8 @@ func originURL(raw *string) (*string, error) {
 }
 
 // ListTeams lists the caller's teams, newest first.
-func (s *Service) ListTeams(ctx context.Context, req *switchboardv1.ListTeamsRequest) (*switchboardv1.ListTeamsResponse, error) {
+func (x *Teams) ListTeams(ctx context.Context, req *switchboardv1.ListTeamsRequest) (*switchboardv1.ListTeamsResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -140,7 +142,8 @@ func (s *Service) ListTeams(ctx context.Context, req *switchboardv1.ListTeamsReq
 }
 
 // GetTeam answers a team with its members, projects and subscription.
-func (s *Service) GetTeam(ctx context.Context, req *switchboardv1.GetTeamRequest) (*switchboardv1.GetTeamResponse, error) {
+func (x *Teams) GetTeam(ctx context.Context, req *switchboardv1.GetTeamRequest) (*switchboardv1.GetTeamResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -152,7 +155,7 @@ func (s *Service) GetTeam(ctx context.Context, req *switchboardv1.GetTeamRequest
 	return s.teamDetail(ctx, s.DB.Client, t, role)
 }
 
-func (s *Service) teamDetail(ctx context.Context, c *ent.Client, t *ent.Team, role string) (*switchboardv1.GetTeamResponse, error) {
+func (s *Core) teamDetail(ctx context.Context, c *ent.Client, t *ent.Team, role string) (*switchboardv1.GetTeamResponse, error) {
 	members, err := teamMembers(ctx, c, t.ID)
 	if err != nil {
 		return nil, err
@@ -166,7 +169,7 @@ func (s *Service) teamDetail(ctx context.Context, c *ent.Client, t *ent.Team, ro
 
 // teamProjects renders the projects assigned to a team, by name. Each
 // carries no caller role: it is read as the team's.
-func (s *Service) teamProjects(ctx context.Context, c *ent.Client, teamID string) ([]*switchboardv1.Project, error) {
+func (s *Core) teamProjects(ctx context.Context, c *ent.Client, teamID string) ([]*switchboardv1.Project, error) {
 	rows, err := c.Project.Query().Where(project.TeamID(teamID)).
 		Order(ent.Asc(project.FieldName), ent.Asc(project.FieldID)).All(ctx)
 	if err != nil {
@@ -184,7 +187,8 @@ func (s *Service) teamProjects(ctx context.Context, c *ent.Client, teamID string
 }
 
 // UpdateTeam changes the supplied fields, and hands ownership on.
-func (s *Service) UpdateTeam(ctx context.Context, req *switchboardv1.UpdateTeamRequest) (*switchboardv1.UpdateTeamResponse, error) {
+func (x *Teams) UpdateTeam(ctx context.Context, req *switchboardv1.UpdateTeamRequest) (*switchboardv1.UpdateTeamResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -261,7 +265,8 @@ func transfer(ctx context.Context, tx *db.Tx, t *ent.Team, to string) error {
 }
 
 // DeleteTeam removes a team; its projects stay, without it.
-func (s *Service) DeleteTeam(ctx context.Context, req *switchboardv1.DeleteTeamRequest) (*switchboardv1.DeleteTeamResponse, error) {
+func (x *Teams) DeleteTeam(ctx context.Context, req *switchboardv1.DeleteTeamRequest) (*switchboardv1.DeleteTeamResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -304,7 +309,8 @@ func (s *Service) DeleteTeam(ctx context.Context, req *switchboardv1.DeleteTeamR
 }
 
 // AddTeamMember adds a local user directly.
-func (s *Service) AddTeamMember(ctx context.Context, req *switchboardv1.AddTeamMemberRequest) (*switchboardv1.AddTeamMemberResponse, error) {
+func (x *Teams) AddTeamMember(ctx context.Context, req *switchboardv1.AddTeamMemberRequest) (*switchboardv1.AddTeamMemberResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -349,7 +355,7 @@ func (s *Service) AddTeamMember(ctx context.Context, req *switchboardv1.AddTeamM
 }
 
 // joinPeer makes an active connection's peer a member of t in role.
-func (s *Service) joinPeer(ctx context.Context, tx *db.Tx, p *auth.Principal, t *ent.Team, connectionID string, role teammember.Role) (*switchboardv1.TeamMember, error) {
+func (s *Core) joinPeer(ctx context.Context, tx *db.Tx, p *auth.Principal, t *ent.Team, connectionID string, role teammember.Role) (*switchboardv1.TeamMember, error) {
 	conn, err := peerOf(ctx, tx.Client(), p.UserID, connectionID)
 	if err != nil {
 		return nil, err
@@ -389,7 +395,7 @@ func memberRole(r *string) (teammember.Role, error) {
 // join makes u a member of t in role, joins u to the team's projects and
 // writes team_member_added for the one who added and the one added; a
 // member already is 409.
-func (s *Service) join(ctx context.Context, tx *db.Tx, p *auth.Principal, t *ent.Team, u *ent.User, role teammember.Role) (*ent.TeamMember, error) {
+func (s *Core) join(ctx context.Context, tx *db.Tx, p *auth.Principal, t *ent.Team, u *ent.User, role teammember.Role) (*ent.TeamMember, error) {
 	exists, err := tx.TeamMember.Query().Where(teammember.TeamID(t.ID), teammember.UserID(u.ID)).Exist(ctx)
 	if err != nil {
 		return nil, err
@@ -434,7 +440,8 @@ func unique(ids ...string) []string {
 }
 
 // RemoveTeamMember removes a member; a member may remove only themselves.
-func (s *Service) RemoveTeamMember(ctx context.Context, req *switchboardv1.RemoveTeamMemberRequest) (*switchboardv1.RemoveTeamMemberResponse, error) {
+func (x *Teams) RemoveTeamMember(ctx context.Context, req *switchboardv1.RemoveTeamMemberRequest) (*switchboardv1.RemoveTeamMemberResponse, error) {
+	s := x.core
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err

@@ -119,9 +119,10 @@ func Classify(relayType, intent string) (Handling, error) {
 // never ambient (no filter, no quiet hours), it always becomes the
 // recipient's queue item, whatever its intent (RULINGS "Teams, projects,
 // invites, profiles", details).
+// They are the words of the notifications that announce them.
 const (
-	PayloadProjectInvite = "project_invite"
-	PayloadTeamInvite    = "team_invite"
+	PayloadProjectInvite = string(vocab.NotificationTypeProjectInvite)
+	PayloadTeamInvite    = string(vocab.NotificationTypeTeamInvite)
 )
 
 // IsInvite says whether a relay payload's kind is an invite's.
