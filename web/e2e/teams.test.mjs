@@ -113,14 +113,14 @@ test("Bob opens the link signed out, sees the invite, signs in from it and accep
   assert.match(text, /Member/);
   assert.match(text, /Come build with us/);
   assert.match(text, /Expires/);
-  assert.equal(await view.getByRole("button", { name: "Accept" }).count(), 0);
+  assert.equal(await view.getByRole("button", { name: "Accept", exact: true }).count(), 0);
   await pictures(bobPage, "team-invite-signed-out");
   await view.getByRole("button", { name: "Sign in to accept" }).click();
   await bobPage.getByLabel("Username or email").fill(bob.username);
   await bobPage.getByLabel("Password", { exact: true }).fill(bob.password);
   await bobPage.getByRole("button", { name: "Log in" }).click();
   // Back on the invite, signed in: now it can be answered.
-  const accept = bobPage.locator(".view.invite").getByRole("button", { name: "Accept" });
+  const accept = bobPage.locator(".view.invite").getByRole("button", { name: "Accept", exact: true });
   await accept.waitFor({ timeout: H.deadline });
   await accept.click();
   await bobPage.getByText("You joined Launch Crew").first().waitFor({ timeout: H.deadline });

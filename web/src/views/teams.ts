@@ -4,12 +4,12 @@
 // shown once, when it is made: the server keeps only a hash of its token),
 // and the projects assigned to it (an owner or admin who leads a project
 // assigns it, and every member joins it as a contributor).
-import { api, isUnauthenticated } from "../api";
+import { api } from "../api";
 import { h, replace, uid } from "../dom";
 import type { Project } from "../gen/switchboard/v1/projects_pb";
 import type { GetTeamResponse, Team, TeamInvite, TeamMember } from "../gen/switchboard/v1/teams_pb";
 import { announce } from "../refresh";
-import { Region, act, chip, confirmStep, copyButton, emptyState, facts, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
+import { Region, act, chip, confirmStep, copyButton, emptyState, facts, pager, timeOf, toast, type View } from "../ui";
 import { termLabel, terms } from "../vocabulary";
 import type { LoggedIn } from "./login";
 import { ProjectRole, TeamRole } from "../gen/vocabulary_terms";
@@ -353,7 +353,7 @@ function assignForm(team: Team, assigned: Project[], changed: () => void): HTMLE
   return h("div", null, h("h3", null, "Assign a project"), slot.el);
 }
 
-function teamDetail(res: GetTeamResponse, invites: TeamInvite[] | null, who: LoggedIn | null, changed: () => void): HTMLElement {
+function teamDetail(res: GetTeamResponse, who: LoggedIn | null, changed: () => void): HTMLElement {
   const team = res.team!;
   const manager = team.role === TeamRole.Owner || team.role === TeamRole.Admin;
   const isMe = (m: TeamMember) => !!who && !!m.username && m.username === who.username;
@@ -361,6 +361,17 @@ function teamDetail(res: GetTeamResponse, invites: TeamInvite[] | null, who: Log
     if (gone) location.hash = "#/teams";
     else changed();
   };
+  // The invites load on their own: a new invite reloads them without
+  // replacing the form, whose once-shown link must stay until dismissed.
+  const invites = new Region("Invites");
+  const loadInvites = () =>
+    invites.load(async () => {
+      const list = (await api.teams.listTeamInvites({ id: team.id })).invites;
+      return list.length === 0
+        ? emptyState("No invites yet.")
+        : h("ul", { class: "member-list", "aria-label": "Invites" }, list.map((i) => inviteRow(i, res.members)));
+    });
+  void loadInvites();
   const problem = h("div", { class: "form-status" });
   const remove =
     team.role === TeamRole.Owner &&
@@ -397,12 +408,8 @@ function teamDetail(res: GetTeamResponse, invites: TeamInvite[] | null, who: Log
       "section",
       { class: "panel", "aria-labelledby": "team-invites" },
       h("h3", { id: "team-invites" }, "Invites"),
-      invites === null
-        ? h("p", { class: "muted" }, "The invites could not be read.")
-        : invites.length === 0
-          ? emptyState("No invites yet.")
-          : h("ul", { class: "member-list", "aria-label": "Invites" }, invites.map((i) => inviteRow(i, res.members))),
-      manager && createInviteForm(team, changed),
+      invites.el,
+      manager && createInviteForm(team, () => void loadInvites()),
     ),
     h(
       "section",
@@ -449,15 +456,7 @@ export function teamsView(who: LoggedIn | null, id?: string): View {
     void side.load(async () => {
       const res = await api.teams.getTeam({ id: teamId });
       if (!res.team) throw new Error("The team was not found.");
-      // Any member may read the invites; a refusal leaves the rest readable.
-      const invites = await api.teams.listTeamInvites({ id: teamId }).then(
-        (r) => r.invites,
-        (e: unknown) => {
-          if (isUnauthenticated(e)) reportUnauthenticated();
-          return null;
-        },
-      );
-      const d = teamDetail(res, invites, who, loadDetail);
+      const d = teamDetail(res, who, loadDetail);
       if (focusTitle) {
         focusTitle = false;
         queueMicrotask(() => d.querySelector<HTMLElement>("#team-title")?.focus());
