@@ -3,7 +3,7 @@
 // in a browser context of their own. The tests run in order and share the
 // server: Ann makes a team in the Teams view and an invite link there (shown
 // once); Bob opens the link signed out, sees the invite, signs in from it and
-// accepts it; the link, used, then says so plainly. Ann makes a project in
+// accepts it; the link, used, then says so plainly, and so does an expired one. Ann makes a project in
 // the Projects view and assigns it to the team from the team's detail, and
 // the project lists Bob as a contributor through the team. Last, Ann invites
 // Bob to a second project by email, and Bob accepts it from his Now view.
@@ -135,6 +135,34 @@ test("Bob opens the link signed out, sees the invite, signs in from it and accep
   // Bob's Teams view lists the team.
   await bobPage.getByRole("link", { name: "Teams", exact: true }).click();
   await bobPage.getByRole("list", { name: "Your teams" }).getByRole("link", { name: "Launch Crew" }).waitFor({ timeout: H.deadline });
+});
+
+// A real invite cannot be made to expire here (the server's clock is the
+// wall clock), so the server's 410 is answered for it as the server words it
+// over Connect: failed_precondition, the message led by INVITE_EXPIRED and
+// the ErrorInfo detail with that code.
+test("an expired invite says so plainly", async () => {
+  const info = Buffer.concat([Buffer.from([0x0a, "INVITE_EXPIRED".length]), Buffer.from("INVITE_EXPIRED")]).toString("base64").replace(/=+$/, "");
+  const preview = "**/switchboard.v1.TeamService/PreviewTeamInvite";
+  await bobPage.route(preview, (route) =>
+    route.fulfill({
+      status: 400,
+      contentType: "application/json",
+      body: JSON.stringify({
+        code: "failed_precondition",
+        message: "INVITE_EXPIRED: this invite expired; ask for a new one",
+        details: [{ type: "switchboard.v1.ErrorInfo", value: info }],
+      }),
+    }),
+  );
+  try {
+    await bobPage.goto(made.link.replace(/[A-Za-z0-9_-]{43}$/, "x".repeat(43)));
+    await bobPage.reload();
+    await bobPage.getByText("This invite has expired.").waitFor({ timeout: H.deadline });
+    assert.equal(await bobPage.locator(".view.invite").getByRole("button", { name: "Accept", exact: true }).count(), 0);
+  } finally {
+    await bobPage.unroute(preview);
+  }
 });
 
 test("Ann creates a project, assigns it to the team, and Bob is listed as a contributor", async () => {
