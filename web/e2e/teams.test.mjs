@@ -5,8 +5,9 @@
 // once); Bob opens the link signed out, sees the invite, signs in from it and
 // accepts it; the link, used, then says so plainly, and so does an expired one. Ann makes a project in
 // the Projects view and assigns it to the team from the team's detail, and
-// the project lists Bob as a contributor through the team. Last, Ann invites
-// Bob to a second project by email, and Bob accepts it from his Now view.
+// the project lists Bob as a contributor through the team, and the cards
+// filed under it by status. Last, Ann invites Bob to a second project by
+// email, and Bob accepts it from his Now view.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { after, before, test as nodeTest } from "node:test";
@@ -184,12 +185,25 @@ test("Ann creates a project, assigns it to the team, and Bob is listed as a cont
   await assign.getByRole("button", { name: "Assign project" }).click();
   const assigned = annPage.getByRole("list", { name: "Assigned projects" });
   await assigned.getByRole("link", { name: "Apollo" }).waitFor({ timeout: H.deadline });
+  // Cards filed under the project, by Ann's agent and by Bob (a contributor
+  // now): the project shows both, whoever owns them, by card status.
+  for (const [who, card] of [
+    [{ key: ann.key }, { title: "Pick the crew", status: "planning" }],
+    [{ cookie: bobCookie }, { title: "Build the lander", status: "development" }],
+  ]) {
+    const res = await H.rest(server.base, "POST", "/api/v2/kanban", { ...who, body: { ...card, projectId: made.projectId } });
+    assert.equal(res.status, 201, res.text);
+  }
   await assigned.getByRole("link", { name: "Apollo" }).click();
 
   const contributors = annPage.getByRole("list", { name: "Contributor" });
   await contributors.getByText(bob.name).waitFor({ timeout: H.deadline });
   const row = contributors.locator("li.member-row", { hasText: bob.name });
   assert.match(await row.locator(".chip").textContent(), /^Team$/);
+  for (const [status, title] of [["planning", "Pick the crew"], ["development", "Build the lander"]]) {
+    const column = annPage.locator(`.project-board section.column[data-status="${status}"]`);
+    await column.getByRole("link", { name: title }).waitFor({ timeout: H.deadline });
+  }
   const project = await as(ann.cookie)("GET", `/api/projects/${made.projectId}`);
   assert.equal(project.status, 200, project.text);
   assert.equal(project.json.project.teamId, made.teamId);
