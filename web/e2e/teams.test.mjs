@@ -3,11 +3,11 @@
 // in a browser context of their own. The tests run in order and share the
 // server: Ann makes a team in the Teams view and an invite link there (shown
 // once); Bob opens the link signed out, sees the invite, signs in from it and
-// accepts it; the link, used, then says so plainly, and so does an expired one. Ann makes a project in
-// the Projects view and assigns it to the team from the team's detail, and
-// the project lists Bob as a contributor through the team, and the cards
-// filed under it by status. Last, Ann invites Bob to a second project by
-// email, and Bob accepts it from his Now view.
+// accepts it; the link, used, then says so plainly, and so does an expired
+// one. Ann makes a project in the Projects view and assigns it to the team
+// from the team's detail; the project lists Bob as a contributor through the
+// team, and the cards filed under it by status. Last, Ann invites Bob to a
+// second project by email, and Bob accepts it from his Now view.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { after, before, test as nodeTest } from "node:test";
