@@ -11,6 +11,7 @@ import { EventService, SharedChatService } from "./gen/switchboard/v1/chat_pb";
 import { ContactService } from "./gen/switchboard/v1/contacts_pb";
 import { DeveloperService } from "./gen/switchboard/v1/developer_pb";
 import { DocumentService } from "./gen/switchboard/v1/documents_pb";
+import { ErrorInfoSchema } from "./gen/switchboard/v1/errors_pb";
 import { FederationAdminService, FederationService } from "./gen/switchboard/v1/federation_pb";
 import { FederationAuditService } from "./gen/switchboard/v1/federation_audit_pb";
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
@@ -18,10 +19,12 @@ import { KeyService } from "./gen/switchboard/v1/keys_pb";
 import { NetworkExchangeService } from "./gen/switchboard/v1/network_exchange_pb";
 import { NetworkService } from "./gen/switchboard/v1/network_pb";
 import { NetworkRelayService } from "./gen/switchboard/v1/network_relay_pb";
+import { ProjectService } from "./gen/switchboard/v1/projects_pb";
 import { QueueService } from "./gen/switchboard/v1/queue_pb";
 import { SettingsService } from "./gen/switchboard/v1/settings_pb";
 import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
 import { StoreService } from "./gen/switchboard/v1/store_pb";
+import { TeamService } from "./gen/switchboard/v1/teams_pb";
 
 export const transport = createConnectTransport({
   baseUrl: window.location.origin,
@@ -53,10 +56,12 @@ export const api = {
   network: createClient(NetworkService, transport),
   networkExchange: createClient(NetworkExchangeService, transport),
   networkRelay: createClient(NetworkRelayService, transport),
+  projects: createClient(ProjectService, transport),
   queue: createClient(QueueService, transport),
   settings: createClient(SettingsService, transport),
   store: createClient(StoreService, transport),
   storeExecution: createClient(StoreExecutionService, transport),
+  teams: createClient(TeamService, transport),
 };
 
 // errorText is what the server said (its message, without the code prefix).
@@ -81,6 +86,22 @@ export function isForbidden(e: unknown): boolean {
 // operator network off (or the caller may not use it).
 export function isNetworkOff(e: unknown): boolean {
   return e instanceof ConnectError && (e.code === Code.PermissionDenied || e.code === Code.FailedPrecondition);
+}
+
+// errorCode is the machine-readable code a refusal carries in its ErrorInfo
+// detail (INVITE_EXPIRED, ALREADY_INVITED, …), or "" when it carries none.
+export function errorCode(e: unknown): string {
+  if (!(e instanceof ConnectError)) return "";
+  return e.findDetails(ErrorInfoSchema).find((d) => d.code)?.code ?? "";
+}
+
+export function isNotFound(e: unknown): boolean {
+  return e instanceof ConnectError && e.code === Code.NotFound;
+}
+
+// isConflict is a 409: the record is already there, or already answered.
+export function isConflict(e: unknown): boolean {
+  return e instanceof ConnectError && e.code === Code.AlreadyExists;
 }
 
 export function isAbort(e: unknown): boolean {

@@ -13,12 +13,15 @@ import { assistantView } from "./views/assistant";
 import { boardView } from "./views/board";
 import { chatView } from "./views/chat";
 import { contactsView } from "./views/contacts";
+import { inviteView } from "./views/invite";
 import { loginView, type LoggedIn } from "./views/login";
 import { networkView } from "./views/network";
 import { nowView } from "./views/now";
+import { projectsView } from "./views/projects";
 import { queueView } from "./views/queue";
 import { settingsView } from "./views/settings";
 import { storeView } from "./views/store";
+import { teamsView } from "./views/teams";
 import { QueueStatus } from "./gen/vocabulary_terms";
 
 const app = document.getElementById("app")!;
@@ -27,6 +30,8 @@ const tabs = [
   { id: "now", title: "Now" },
   { id: "queue", title: "Queue" },
   { id: "board", title: "Board" },
+  { id: "projects", title: "Projects" },
+  { id: "teams", title: "Teams" },
   { id: "contacts", title: "Contacts" },
   { id: "assistant", title: "Assistant" },
   { id: "chat", title: "Chat" },
@@ -37,14 +42,25 @@ const tabs = [
 ] as const;
 type TabId = (typeof tabs)[number]["id"];
 
-type Route = { tab: TabId; id?: string; params: URLSearchParams };
+// The pages that are no tab: an invite link's page (#/invite/<token>), which
+// is readable signed out too.
+const pages = [{ id: "invite", title: "Team invite" }] as const;
+type PageId = (typeof pages)[number]["id"];
+
+type Route = { tab: TabId | PageId; id?: string; params: URLSearchParams };
 
 function parseRoute(hash: string): Route | null {
   if (!hash.startsWith("#/")) return hash === "" || hash === "#" ? { tab: "now", params: new URLSearchParams() } : null;
   const [path, query = ""] = hash.slice(2).split("?", 2);
   const [tab, id] = path.split("/", 2);
-  const known = tabs.find((t) => t.id === tab);
+  const known = tabs.find((t) => t.id === tab) ?? pages.find((p) => p.id === tab);
   return { tab: known ? known.id : "now", id: id ? decodeURIComponent(id) : undefined, params: new URLSearchParams(query) };
+}
+
+// inviteToken is the token of an invite page's address, or "".
+function inviteToken(hash: string): string {
+  const r = parseRoute(hash);
+  return r?.tab === "invite" && r.id ? r.id : "";
 }
 
 const accountKey = "switchboard.account";
@@ -64,6 +80,19 @@ let stopShell: (() => void) | null = null;
 function unmountView(): void {
   current?.unmount();
   current = null;
+}
+
+// showInviteSignedOut shows an invite link's page to someone not signed in:
+// the invite's preview, and a way to the login page, which comes back here.
+function showInviteSignedOut(token: string): void {
+  unmountView();
+  stopShell?.();
+  stopShell = null;
+  shell = null;
+  live.stop();
+  document.title = "Team invite · Switchboard";
+  current = inviteView(token, () => showLogin("Log in to answer the invite."));
+  replace(app, h("main", { id: "main", class: "login invite-signed-out", tabindex: -1 }, current.el));
 }
 
 function showLogin(notice = ""): void {
@@ -201,7 +230,14 @@ function startShell(): void {
 }
 
 function route(): void {
-  if (!shell) return;
+  if (!shell) {
+    // Signed out, an invite link opened in this tab still shows its invite;
+    // leaving the invite's page for another is the login page.
+    const token = inviteToken(location.hash);
+    if (token) showInviteSignedOut(token);
+    else if (current) showLogin();
+    return;
+  }
   const r = parseRoute(location.hash);
   if (!r) return; // an in-page anchor such as the skip link
   unmountView();
@@ -226,6 +262,15 @@ function route(): void {
     case "contacts":
       current = contactsView(r.params, r.id);
       break;
+    case "projects":
+      current = projectsView(r.params, who, r.id);
+      break;
+    case "teams":
+      current = teamsView(who, r.id);
+      break;
+    case "invite":
+      current = inviteView(r.id ?? "");
+      break;
     case "assistant":
       current = assistantView();
       break;
@@ -246,7 +291,7 @@ function route(): void {
       break;
   }
   replace(shell.main, current.el);
-  document.title = `${tabs.find((t) => t.id === r.tab)?.title} · Switchboard`;
+  document.title = `${[...tabs, ...pages].find((t) => t.id === r.tab)?.title} · Switchboard`;
 }
 
 window.addEventListener("hashchange", route);
@@ -277,7 +322,9 @@ async function boot(): Promise<void> {
     startShell();
   } catch (e) {
     if (isUnauthenticated(e)) {
-      showLogin();
+      const token = inviteToken(location.hash);
+      if (token) showInviteSignedOut(token);
+      else showLogin();
       return;
     }
     replace(

@@ -7,7 +7,7 @@ import { announce, queueChanged } from "../refresh";
 import { chip, queueStatuses, reportUnauthenticated, timeOf, toast } from "../ui";
 import { termLabel } from "../vocabulary";
 import { widgetsEl } from "../widgets";
-import { QueueStatus } from "../gen/vocabulary_terms";
+import { InviteAction, QueueStatus, QueueType } from "../gen/vocabulary_terms";
 
 function summaryOf(item: QueueItem): string {
   // The prompt optimizer's short summary, when it wrote one (document 1, "QueueItem").
@@ -20,6 +20,18 @@ function summaryOf(item: QueueItem): string {
     }
   }
   return item.description ?? "";
+}
+
+// projectInviteOf is the project invite a queue item stands for (a
+// notification whose metadata names projectInviteId), or "".
+function projectInviteOf(item: QueueItem): string {
+  if (item.type !== QueueType.Notification || !item.metadata) return "";
+  try {
+    const m = JSON.parse(item.metadata) as Record<string, unknown>;
+    return typeof m.projectInviteId === "string" ? m.projectInviteId : "";
+  } catch {
+    return "";
+  }
 }
 
 // The queue statuses an item never leaves (docs/decisions.md "Queue").
@@ -36,7 +48,38 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
   const actions = h("div", { class: "item-actions" });
   const pending = item.status === QueueStatus.PendingConfirmation;
 
-  if (pending) {
+  const inviteId = pending ? projectInviteOf(item) : "";
+  if (inviteId) {
+    // A project invite is answered as one (PATCH /api/project-invites): the
+    // server deletes the item either way.
+    const answer = (action: string, label: string, secondary: boolean): HTMLButtonElement => {
+      const b: HTMLButtonElement = h(
+        "button",
+        {
+          type: "button",
+          class: secondary ? "secondary" : undefined,
+          "data-focus-key": `${action}-${item.id}`,
+          "aria-label": `${label}: ${item.title}`,
+          onclick: async () => {
+            clearError();
+            b.disabled = true;
+            try {
+              const res = await api.projects.answerProjectInvite({ inviteId, action });
+              const name = res.project?.name ?? res.invite?.projectName ?? "the project";
+              toast(action === InviteAction.Accept ? `You joined ${name}.` : `You declined the invite to ${name}.`);
+              announce(...queueChanged(), "activity");
+            } catch (e) {
+              showError(e);
+              b.disabled = false;
+            }
+          },
+        },
+        label,
+      );
+      return b;
+    };
+    actions.append(answer(InviteAction.Accept, "Accept", false), answer(InviteAction.Decline, "Decline", true));
+  } else if (pending) {
     const approve = h(
       "button",
       {
