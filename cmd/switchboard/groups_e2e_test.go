@@ -75,6 +75,11 @@ func TestGroupsOverTheNetwork(t *testing.T) {
 		got := must(t, b.owner, http.StatusOK, http.MethodGet, "/api/v2/queue/"+item["id"].(string), "")["item"].(map[string]any)
 		return got["status"] == "done_today"
 	})
+	// A's comms tell the lead the invite's answer.
+	answered := must(t, a.owner, http.StatusOK, http.MethodGet, "/api/v2/shared-chat/messages?metadataType=project_invite_answered", "")
+	if msgs, _ := answered["messages"].([]any); len(msgs) != 1 {
+		t.Fatalf("A's answered-invite messages: %v", answered)
+	}
 	within(t, 60*time.Second, "A's invite relay completed", func() bool {
 		r := must(t, a.owner, http.StatusOK, http.MethodGet, "/api/federation/relays/"+invite["relayId"].(string), "")["relay"].(map[string]any)
 		return r["state"] == "completed"

@@ -282,9 +282,25 @@ func (s *Core) answer(ctx context.Context, tx *db.Tx, p *auth.Principal, me *ent
 			return nil, err
 		}
 	}
+	if err := s.tellInviter(ctx, tx, inv.InvitedBy, fmt.Sprintf("%s %s your invite to project %q.", me.Name, status, pr.Name),
+		inv.ID, pr.ID, string(status)); err != nil {
+		return nil, err
+	}
 	inv.Status, inv.AnsweredAt = status, &now
 	out.Invite = toProjectInvite(inv, pr.Name)
 	return out, nil
+}
+
+// commsInviteAnswered is the comms message type of an answered invite.
+const commsInviteAnswered = "project_invite_answered"
+
+// tellInviter posts the invite's answer in the inviter's comms (document 2
+// "Events": comms messages on project invites).
+func (s *Core) tellInviter(ctx context.Context, tx *db.Tx, inviterID, text, inviteID, projectID, status string) error {
+	_, err := comms.Post(ctx, tx, s.now(), inviterID, text, "switchboard", map[string]any{
+		"type": commsInviteAnswered, inviteMetaKey: inviteID, "projectId": projectID, "status": status,
+	})
+	return err
 }
 
 // close ends a pending invite in status and deletes its queue item.

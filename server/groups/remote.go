@@ -99,6 +99,10 @@ func (s *Core) RelayAcked(ctx context.Context, tx *db.Tx, r *ent.Relay, state st
 		if err := inv.Update().SetStatus(status).SetAnsweredAt(now).SetUpdatedAt(now).Exec(ctx); err != nil {
 			return err
 		}
+		if err := s.tellInviter(ctx, tx, inv.InvitedBy, fmt.Sprintf("Your invite to project %q was %s over the network.",
+			inv.Edges.Project.Name, status), inv.ID, inv.ProjectID, string(status)); err != nil {
+			return err
+		}
 		return activity.Write(ctx, tx, activity.Entry{UserID: inv.InvitedBy, Action: action, Actor: "network", At: now,
 			Summary:  fmt.Sprintf("The invite to project %q was %s over the network", inv.Edges.Project.Name, status),
 			Metadata: map[string]any{"projectId": inv.ProjectID, "inviteId": inv.ID, "connectionId": r.ConnectionID}})

@@ -294,10 +294,12 @@ func TestTeamInviteDuplicates(t *testing.T) {
 	if info := errorInfo(t, err); connect.CodeOf(err) != connect.CodeAlreadyExists || info.GetCode() != "ALREADY_INVITED" || info.GetInviteId() != firstID {
 		t.Errorf("Connect duplicate: %v %v", err, info)
 	}
-	// A role but admin or member, two targets, a connection: 400.
-	for _, body := range []map[string]any{{"userId": f.gus.ID, "role": "owner"}, {"userId": f.gus.ID, "email": f.gus.Email}, {"connectionId": "someconnection"}} {
+	// A role but admin or member, two targets: 400; a connection that is
+	// not the caller's: 404.
+	for _, body := range []map[string]any{{"userId": f.gus.ID, "role": "owner"}, {"userId": f.gus.ID, "email": f.gus.Email}} {
 		servertest.WantError(t, f.ann.Session.Do(http.MethodPost, "/api/teams/"+teamID+"/invites", body), http.StatusBadRequest)
 	}
+	servertest.WantError(t, f.ann.Session.Do(http.MethodPost, "/api/teams/"+teamID+"/invites", map[string]any{"connectionId": "someconnection"}), http.StatusNotFound)
 	// A member is 409 too.
 	servertest.WantError(t, f.ann.Session.Do(http.MethodPost, "/api/teams/"+teamID+"/invites", map[string]any{"userId": f.cat.ID}), http.StatusConflict)
 	servertest.WantError(t, f.ann.Session.Do(http.MethodPost, "/api/teams/"+teamID+"/invites", map[string]any{"email": f.cat.Email}), http.StatusConflict)
@@ -396,9 +398,11 @@ func TestProjectInviteToALocalUser(t *testing.T) {
 	}
 	// A member is 409; lead is no invitable role; one target exactly.
 	servertest.WantError(t, f.ann.Session.Do(http.MethodPost, "/api/projects/"+pid+"/invite", map[string]any{"userId": f.cat.ID}), http.StatusConflict)
-	for _, body := range []map[string]any{{"userId": f.gus.ID, "role": "lead"}, {}, {"userId": f.gus.ID, "email": f.gus.Email}, {"connectionId": "someconnection"}} {
+	for _, body := range []map[string]any{{"userId": f.gus.ID, "role": "lead"}, {}, {"userId": f.gus.ID, "email": f.gus.Email}} {
 		servertest.WantError(t, f.ann.Session.Do(http.MethodPost, "/api/projects/"+pid+"/invite", body), http.StatusBadRequest)
 	}
+	// A connection that is not the caller's: 404.
+	servertest.WantError(t, f.ann.Session.Do(http.MethodPost, "/api/projects/"+pid+"/invite", map[string]any{"connectionId": "someconnection"}), http.StatusNotFound)
 	if after := f.groupRows(t); after != before {
 		t.Errorf("refused invites wrote: %s → %s", before, after)
 	}

@@ -297,7 +297,7 @@ func TestProjectMembersAndUpdate(t *testing.T) {
 		{"unknown role", map[string]any{"userId": f.cat.ID, "role": "boss"}, 400},
 		{"no target", map[string]any{"role": "observer"}, 400},
 		{"two targets", map[string]any{"userId": f.cat.ID, "email": f.cat.Email}, 400},
-		{"a connection", map[string]any{"connectionId": "someconnection"}, 400},
+		{"a connection not the caller's", map[string]any{"connectionId": "someconnection"}, 404},
 		{"unknown userId", map[string]any{"userId": "nosuchuser"}, 404},
 		{"unknown email", map[string]any{"email": "nobody@example.com"}, 404},
 		{"already a member", map[string]any{"userId": f.bob.ID}, 409},

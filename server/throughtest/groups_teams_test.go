@@ -261,7 +261,7 @@ func TestAddAndRemoveTeamMember(t *testing.T) {
 		{"unknown role", map[string]any{"userId": f.bob.ID, "role": "boss"}, 400},
 		{"no target", map[string]any{"role": "member"}, 400},
 		{"two targets", map[string]any{"userId": f.bob.ID, "email": f.bob.Email}, 400},
-		{"a connection", map[string]any{"connectionId": "someconnection"}, 400},
+		{"a connection not the caller's", map[string]any{"connectionId": "someconnection"}, 404},
 		{"unknown userId", map[string]any{"userId": "nosuchuser"}, 404},
 		{"unknown email", map[string]any{"email": "nobody@example.com"}, 404},
 		{"already a member", map[string]any{"userId": f.cat.ID}, 409},
