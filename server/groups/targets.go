@@ -17,7 +17,6 @@ type target struct {
 	userID, email, connectionID string
 }
 
-
 // pickTarget reads the request's email, userId and connectionId: exactly
 // one, or at most one when open is true (an invite link for anyone).
 func pickTarget(email, userID, connectionID *string, open bool) (target, error) {
