@@ -33,6 +33,9 @@ type Inbound struct {
 	FromEmail, FromName                                              string
 	ThreadID, ParentID, CardID                                       *string
 	Handling                                                         rules.Handling
+	// Invite is an invite relay's (its payload's kind): its item stays off
+	// the board.
+	Invite bool
 	// Scope is the team and project the relay named, as this side resolved
 	// them to its own mirrors (relay v2.3.2): a request's item is filed
 	// under the resolved project.
@@ -165,7 +168,7 @@ func (s *Core) queueItem(ctx context.Context, tx *db.Tx, c *ent.NetworkConnectio
 		Source: proto.String("relay:" + peer), Description: description(in.Payload), ProjectId: in.Scope.ResolvedProject}
 	p := &auth.Principal{UserID: to.ID, Username: to.Username, Name: to.Name, Role: string(to.Role), Via: auth.ViaKey, KeyLabel: peer}
 	return s.Queue.CreateForeign(ctx, tx, p, req, queue.Foreign{RequesterEmail: c.PeerUserEmail, RequesterName: in.FromName,
-		SourceInstanceName: instanceNameOf(c), ConnectionID: c.ID}, func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
+		SourceInstanceName: instanceNameOf(c), ConnectionID: c.ID, OffBoard: in.Invite}, func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
 		if _, err := create.SetItemID(it.ID).Save(ctx); err != nil {
 			return err
 		}

@@ -219,6 +219,8 @@ type Foreign struct {
 	// ConnectionID is the connection it came through: the item's words are
 	// that peer's (provenance).
 	ConnectionID string
+	// OffBoard keeps the item off the board (an invite relay's).
+	OffBoard bool
 }
 
 // CreateForeign creates p's item from another instance's request in tx, as
@@ -313,14 +315,18 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 		draft := &ent.QueueItem{ID: ids.New(), Title: title, Description: req.Description,
 			Priority: queueitem.Priority(prio), ProjectID: req.ProjectId, CardID: req.CardId}
 		setWriter(draft, writer)
-		cardID, cardIsNew, err := bridge{tx, p.UserID, p.Actor(), now}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
-		if err != nil {
-			return err
+		var cardID string
+		var cardIsNew bool
+		if !d.offBoard() {
+			cardID, cardIsNew, err = bridge{tx, p.UserID, p.Actor(), now}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
+			if err != nil {
+				return err
+			}
 		}
 		it := &ent.QueueItem{ID: draft.ID, CreatedAt: now, UpdatedAt: now, UserID: p.UserID,
 			Type: queueitem.Type(typ), Title: title, Description: req.Description,
 			Priority: queueitem.Priority(prio), Status: status, Source: source, Metadata: req.GetMetadata(),
-			TaskOrigin: queueitem.TaskOriginOwner, ProjectID: req.ProjectId, CardID: &cardID,
+			TaskOrigin: queueitem.TaskOriginOwner, ProjectID: req.ProjectId, CardID: nonEmptyID(cardID),
 			ParentTaskID: req.ParentTaskId, DependsOn: req.DependsOn, SubtaskOrder: d.subtaskOrder}
 		if f := d.foreign; f != nil {
 			it.TaskOrigin = queueitem.TaskOriginFederation
@@ -352,6 +358,17 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 		return nil, err
 	}
 	return out, nil
+}
+
+// offBoard says whether a new item stays off the board: an invite, held
+// for its answer, is not work to track (issue 28; no card, no checklist row).
+func (d draftOf) offBoard() bool { return d.held || (d.foreign != nil && d.foreign.OffBoard) }
+
+func nonEmptyID(id string) *string {
+	if id == "" {
+		return nil
+	}
+	return &id
 }
 
 // setWriter records w as the new item's creator and the writer of its text.

@@ -140,7 +140,8 @@ func inboundOf(c *ent.NetworkConnection, req *switchboardv1.ReceiveRelayRequest)
 	if err != nil {
 		return nil, err
 	}
-	if h == rules.AsAmbient && rules.IsInvite(req.GetPayload().GetFields()["kind"].GetStringValue()) {
+	invite := h != rules.AsReply && rules.IsInvite(req.GetPayload().GetFields()["kind"].GetStringValue())
+	if invite {
 		h = rules.AsItem
 	}
 	qp, err := rules.QueuePriority(req.GetPriority())
@@ -171,7 +172,7 @@ func inboundOf(c *ent.NetworkConnection, req *switchboardv1.ReceiveRelayRequest)
 	return &network.Inbound{RelayID: req.GetRelayId(), Type: typ, Intent: req.GetIntent(), Subject: strings.TrimSpace(req.GetSubject()),
 		Payload: payload, Priority: prio, QueuePriority: qp, FromEmail: c.PeerUserEmail, FromName: network.ShownName(c),
 		ThreadID: network.Optional(req.GetThreadId()), ParentID: network.Optional(req.GetParentRelayId()), CardID: network.Optional(req.GetCardId()),
-		Handling: h}, nil
+		Handling: h, Invite: invite}, nil
 }
 
 // receive records the relay and does what its kind asks, in tx.
