@@ -199,6 +199,14 @@ func (s *Service) UpdateChecklistItem(ctx context.Context, req *switchboardv1.Up
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		var err error
 		res.Item, res.CardCompleted, err = s.updateItem(ctx, tx, p, req)
+		if isNotFound(err) {
+			// Another member's project card: a reviewer's review row.
+			owner, rerr := reviewerOf(ctx, tx, p, req)
+			if rerr != nil {
+				return rerr
+			}
+			res.Item, res.CardCompleted, err = s.updateItem(ctx, tx, asOwner(p, owner), req)
+		}
 		return err
 	})
 	if errors.Is(err, errNoChange) {

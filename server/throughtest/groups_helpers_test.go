@@ -21,7 +21,7 @@ import (
 
 // The teams and projects of issue 28 (server/groups): TeamService and
 // ProjectService through the whole server (RULINGS "Teams, projects, invites,
-// profiles"; /work/wt/SPEC-28.md is this slice's reading of it).
+// profiles"; docs/decisions.md, "Teams and projects (issue 28)").
 
 // groupsFixture is a server whose first account (boss, the instance admin) is
 // left alone, and seven ordinary accounts: the role tables hand them roles.

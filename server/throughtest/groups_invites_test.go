@@ -66,7 +66,7 @@ func inviteStatuses(t *testing.T, a *servertest.Account, teamID string) map[stri
 	return out
 }
 
-// SPEC-28 "Team invites": what the invite answers once, what is stored, and
+// issue 28, Team invites: what the invite answers once, what is stored, and
 // a preview anyone may read that holds nothing private.
 func TestTeamInviteTokenAndPreview(t *testing.T) {
 	f := newGroups(t)
@@ -153,7 +153,7 @@ func TestTeamInviteTokenAndPreview(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Team invites": on the injected clock, an invite is previewable a
+// issue 28, Team invites: on the injected clock, an invite is previewable a
 // second before its seventh day ends and 410 INVITE_EXPIRED a second after,
 // on both transports, and listed as expired.
 func TestTeamInviteExpiry(t *testing.T) {
@@ -195,7 +195,7 @@ func TestTeamInviteExpiry(t *testing.T) {
 	wantOK(t, answer(f.bob, again["token"].(string), "accept"), http.StatusOK)
 }
 
-// SPEC-28 "Team invites": who may answer: the target (by userId, or by an
+// issue 28, Team invites: who may answer: the target (by userId, or by an
 // email that is, or later becomes, a local user's), anyone signed in for an
 // open link; accept joins with the invite's role; reuse is 409.
 func TestTeamInviteAnswers(t *testing.T) {
@@ -267,7 +267,7 @@ func TestTeamInviteAnswers(t *testing.T) {
 	servertest.WantError(t, answer(f.gus, other, "maybe"), http.StatusBadRequest)
 }
 
-// SPEC-28 "Team invites": a second pending invite of the same target (by
+// issue 28, Team invites: a second pending invite of the same target (by
 // userId or by that user's email) is 409 ALREADY_INVITED naming the first;
 // force cancels the first; a member cannot be invited.
 func TestTeamInviteDuplicates(t *testing.T) {
@@ -341,7 +341,7 @@ func (f *groupsFixture) chatCount(t *testing.T, a *servertest.Account) int {
 	return f.s.DB.ChatMessage.Query().Where(chatmessage.UserID(a.ID)).CountX(context.Background())
 }
 
-// SPEC-28 "Project invites": a local invitee gets a notification queue item
+// issue 28, Project invites: a local invitee gets a notification queue item
 // pending confirmation with the invite's id in its metadata, and a comms
 // message; a duplicate is 409 ALREADY_INVITED; force cancels the first and
 // deletes its queue item; accepting makes the member and deletes the item.
@@ -440,7 +440,7 @@ func TestProjectInviteToALocalUser(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Project invites": only the invitee answers; decline writes no
+// issue 28, Project invites: only the invitee answers; decline writes no
 // membership; approving the invite's queue item accepts, rejecting or
 // deleting it declines; an invite to an email no one has yet waits for
 // whoever signs up with it.
@@ -514,7 +514,7 @@ func TestProjectInviteAnswers(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Team invites": the url is the instance's public URL and the
+// issue 28, Team invites: the url is the instance's public URL and the
 // dashboard's invite path.
 func TestTeamInviteURLUsesThePublicURL(t *testing.T) {
 	s := servertest.New(t, servertest.WithSelfPublicURL())

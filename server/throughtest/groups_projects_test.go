@@ -14,11 +14,11 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-// Projects (SPEC-28 "Projects", "Team ↔ project"): defaults, lists, the
+// Projects (issue 28, Projects, "Team ↔ project"): defaults, lists, the
 // detail with its cards, reading widened by visibility, and the team's
 // members synced in and out as contributors.
 
-// SPEC-28 "Projects": a new project's defaults, the creator as lead, the
+// issue 28, Projects: a new project's defaults, the creator as lead, the
 // activity entry; color and visibility refusals.
 func TestCreateProjectDefaults(t *testing.T) {
 	f := newGroups(t)
@@ -71,7 +71,7 @@ func TestCreateProjectDefaults(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Projects": ListProjects is the caller's projects, most recently
+// issue 28, Projects: ListProjects is the caller's projects, most recently
 // updated first, filtered by teamId and status, paginated.
 func TestListProjects(t *testing.T) {
 	f := newGroups(t)
@@ -117,7 +117,7 @@ func TestListProjects(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Projects": GetProject's cards are every board card filed under
+// issue 28, Projects: GetProject's cards are every board card filed under
 // the project, whoever owns it, most recently updated first; a reader through
 // visibility (public: anyone signed in; team: the team's members) has no role
 // and sees no invites; unassigning makes a team project private.
@@ -193,7 +193,7 @@ func TestGetProjectCardsAndVisibility(t *testing.T) {
 	servertest.WantError(t, f.cat.Session.Do(http.MethodGet, "/api/projects/"+pid, nil), http.StatusNotFound)
 }
 
-// SPEC-28 "Team ↔ project": assigning adds every team member not yet in the
+// issue 28, Team ↔ project: assigning adds every team member not yet in the
 // project as a contributor through the team, and members joining later too
 // (added or by invite); a member leaving the team leaves what they had only
 // through it; unassigning removes exactly those who came through the team.
@@ -281,7 +281,7 @@ func TestTeamProjectSync(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Projects": AddProjectMember's refusals and UpdateProject's fields.
+// issue 28, Projects: AddProjectMember's refusals and UpdateProject's fields.
 func TestProjectMembersAndUpdate(t *testing.T) {
 	f := newGroups(t)
 	t.Parallel()
@@ -336,7 +336,7 @@ func TestProjectMembersAndUpdate(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Project scope": the queue→board bridge's step 3 links an item
+// issue 28, Project scope: the queue→board bridge's step 3 links an item
 // filed under a project to its owner's most recently updated card there,
 // never to a card another member owns; with none of its own, a new card.
 func TestQueueBridgeLinksOwnCardsOnly(t *testing.T) {

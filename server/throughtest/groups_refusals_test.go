@@ -15,7 +15,7 @@ import (
 // Refusals of the teams and projects routes: isolation (RULINGS
 // Reconciliation 2: a team or project the caller is not in is 404 on every
 // route), bad input at the boundary (RULINGS "Input at the boundary"), and
-// the key scope `projects` (SPEC-28 "General").
+// the key scope `projects` (issue 28, General).
 
 // Another operator's team and project, and unknown ids, are 404 on every
 // route and both transports; nothing of them changes.
@@ -188,7 +188,7 @@ func TestGroupsBadInputWritesNothing(t *testing.T) {
 	}
 }
 
-// SPEC-28 "General": a key with the scope projects reads its user's teams and
+// issue 28, General: a key with the scope projects reads its user's teams and
 // projects and creates projects; without the scope it is 403; no key calls
 // the session-only routes.
 func TestGroupsKeyScope(t *testing.T) {

@@ -208,7 +208,7 @@ func TestProjectRoleTable(t *testing.T) {
 	}
 }
 
-// Assigning needs both rights (SPEC-28 "Team ↔ project"): owner or admin of
+// Assigning needs both rights (issue 28, Team ↔ project): owner or admin of
 // the team and lead of the project; a project the caller is not in is 404,
 // one where it is not the lead 403; a project of another team 409.
 func TestAssignTeamProjectNeedsBothRights(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-// SPEC-28 "Teams": what a new team holds, its default handle, the creator as
+// issue 28, Teams: what a new team holds, its default handle, the creator as
 // owner, the activity entry, on both transports.
 func TestCreateTeamDefaults(t *testing.T) {
 	f := newGroups(t)
@@ -62,7 +62,7 @@ func TestCreateTeamDefaults(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Teams": ListTeams is the caller's teams, newest first, paginated;
+// issue 28, Teams: ListTeams is the caller's teams, newest first, paginated;
 // GetTeam orders its members owner, admins, members by joinedAt, shows no
 // email, and has subscription null.
 func TestListAndGetTeam(t *testing.T) {
@@ -141,7 +141,7 @@ func TestListAndGetTeam(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Teams": a handle follows the username rules (400) and shares their
+// issue 28, Teams: a handle follows the username rules (400) and shares their
 // namespace (409 both ways); /api/username/check says a team's handle is taken.
 func TestTeamHandleRules(t *testing.T) {
 	f := newGroups(t)
@@ -243,7 +243,7 @@ func TestTeamOwnershipTransfer(t *testing.T) {
 	ok200.check(t, "REST", groupCall{"DeleteTeam", map[string]any{"id": teamID}}, f.bob.Session)
 }
 
-// SPEC-28 "Teams": AddTeamMember takes exactly one target and an admin or
+// issue 28, Teams: AddTeamMember takes exactly one target and an admin or
 // member role; unknown users 404, members 409; the member shows no email;
 // team_member_added and team_member_removed are written.
 func TestAddAndRemoveTeamMember(t *testing.T) {
@@ -314,7 +314,7 @@ func TestAddAndRemoveTeamMember(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Teams": DeleteTeam answers the team as it was; members and
+// issue 28, Teams: DeleteTeam answers the team as it was; members and
 // invites go; the team's projects stay, unassigned, and those who were in them
 // only through the team leave them.
 func TestDeleteTeamKeepsProjects(t *testing.T) {
@@ -355,7 +355,7 @@ func TestDeleteTeamKeepsProjects(t *testing.T) {
 	}
 }
 
-// SPEC-28 "Teams": only a hub is the managed platform: there a team made
+// issue 28, Teams: only a hub is the managed platform: there a team made
 // without originInstanceUrl is not self-hosted, one with it is.
 func TestTeamSelfHostedOnAHub(t *testing.T) {
 	s := servertest.New(t, servertest.WithRole("hub"))
