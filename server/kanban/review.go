@@ -49,6 +49,29 @@ func reviewerOf(ctx context.Context, tx *db.Tx, p *auth.Principal, req *switchbo
 	return c.UserID, nil
 }
 
+// leadOf answers the owner of another account's card that p leads the
+// project of (RULINGS: project cards are edited by their owner or the
+// lead). Another account's card outside p's projects stays 404; a member
+// but the lead is 403.
+func leadOf(ctx context.Context, tx *db.Tx, p *auth.Principal, cardID string) (string, error) {
+	notFound := apperr.NotFound("card %q not found", cardID)
+	c, err := tx.Card.Query().Where(card.ID(cardID), card.ProjectIDNotNil()).
+		Select(card.FieldUserID, card.FieldProjectID).Only(ctx)
+	if err != nil {
+		return "", notFound
+	}
+	role, _, err := membership.ProjectRole(ctx, tx.Client(), *c.ProjectID, p.UserID)
+	switch {
+	case err != nil:
+		return "", err
+	case role == "":
+		return "", notFound
+	case role != string(vocab.ProjectRoleLead):
+		return "", apperr.Forbidden("a project %s may not change another member's card; its owner or the lead may", role)
+	}
+	return c.UserID, nil
+}
+
 // sourceQueueReview is the bridge's review rows' source (server/queue).
 const sourceQueueReview = "queue_review"
 

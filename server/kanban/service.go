@@ -292,6 +292,14 @@ func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardR
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		var err error
 		out, err = s.updateCard(ctx, tx, p, req.GetId(), in, cl)
+		if isNotFound(err) {
+			// Another member's card in a project the caller leads.
+			owner, lerr := leadOf(ctx, tx, p, req.GetId())
+			if lerr != nil {
+				return lerr
+			}
+			out, err = s.updateCard(ctx, tx, asOwner(p, owner), req.GetId(), in, cl)
+		}
 		return err
 	})
 	if errors.Is(err, errNoChange) {

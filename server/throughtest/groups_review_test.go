@@ -68,3 +68,26 @@ func TestReviewerCompletesReviewRows(t *testing.T) {
 		}
 	}
 }
+
+// The lead edits another member's project card, which stays the owner's;
+// another member may not (403), an outsider's edit is 404.
+func TestLeadEditsProjectCards(t *testing.T) {
+	f := newGroups(t)
+	t.Parallel()
+	pid := f.createProject(t, f.ann, nil)["id"].(string)
+	f.addProjectMember(t, f.ann, pid, f.bob, "contributor")
+	f.addProjectMember(t, f.ann, pid, f.cat, "reviewer")
+	card := jsonObj(t, wantOK(t, f.bob.Session.Do(http.MethodPost, "/api/v2/kanban",
+		map[string]any{"title": "Brief", "projectId": pid}), http.StatusCreated), "card")
+	path := "/api/v2/kanban/" + card["id"].(string)
+	servertest.WantError(t, f.cat.Session.Do(http.MethodPut, path, map[string]any{"title": "Mine now"}), http.StatusForbidden)
+	servertest.WantError(t, f.eve.Session.Do(http.MethodPut, path, map[string]any{"title": "Mine now"}), http.StatusNotFound)
+	wantOK(t, f.ann.Session.Do(http.MethodPut, path, map[string]any{"title": "Brief, v2"}), http.StatusOK)
+	got := jsonObj(t, wantOK(t, f.bob.Session.Do(http.MethodGet, path, nil), http.StatusOK), "card")
+	if got["title"] != "Brief, v2" || got["userId"] != f.bob.ID {
+		t.Fatalf("bob's card after the lead's edit: %v", got)
+	}
+	// A card outside any project stays its owner's alone, for the lead too.
+	own := jsonObj(t, wantOK(t, f.bob.Session.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "Private"}), http.StatusCreated), "card")
+	servertest.WantError(t, f.ann.Session.Do(http.MethodPut, "/api/v2/kanban/"+own["id"].(string), map[string]any{"title": "x"}), http.StatusNotFound)
+}
