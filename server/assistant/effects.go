@@ -71,7 +71,7 @@ var tagEffects = map[string]effects{
 	"decompose_task":           {},
 	"create_card":              {},
 	"link_cards":               {},
-	"create_project":           {},
+	"create_project":           {Of: (*Executor).createProjectEffects},
 	"invite_to_project":        {Always: Reaches | Grants},
 	"assign_team_to_project":   {Always: Grants},
 	"show_google_connect":      {},

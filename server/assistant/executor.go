@@ -45,6 +45,10 @@ type Services struct {
 	// Relays and Jobs are the operator network's relay and job services.
 	Relays switchboardv1connect.NetworkRelayServiceHandler
 	Jobs   switchboardv1connect.NetworkExchangeServiceHandler
+	// Projects and Teams are issue 28's project and team services
+	// (server/groups); nil leaves their tags out.
+	Projects switchboardv1connect.ProjectServiceHandler
+	Teams    switchboardv1connect.TeamServiceHandler
 }
 
 // Inventory reads an account's handlers for the capability gate.

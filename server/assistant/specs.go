@@ -32,7 +32,7 @@ const source = "assistant"
 // tagSpecs are the tags whose systems exist, in the mention list's order.
 func (e *Executor) tagSpecs() []*spec {
 	sv := e.Services
-	return []*spec{
+	return append([]*spec{
 		{name: "dispatch_queue", description: "Add a task to the queue (title, type)", run: e.dispatch},
 		{name: "queue_capability_action", description: "Queue an action for a capability (capabilityType, action)",
 			run: func(ctx context.Context, p *auth.Principal, body json.RawMessage) (proto.Message, error) {
@@ -137,7 +137,7 @@ func (e *Executor) tagSpecs() []*spec {
 			run: e.sendRelay},
 		{name: "job_post", description: "Post a job to your connections (title, description, taskType, urgency)",
 			run: e.postJob},
-	}
+	}, e.groupSpecs()...)
 }
 
 // capabilityAction is queue_capability_action's body: a task for a

@@ -334,8 +334,8 @@ func TestMentionsCommands(t *testing.T) {
 		"queue_capability_action", "confirm_queue_item", "dispatch_queue", "edit_queue_item", "remove_queue_item")
 	wantNames(t, both(t, f, f.annKey, "commands", "kanban card"), "create_card")
 	// A documented tag whose system does not exist yet is not offered.
-	if got := both(t, f, f.annKey, "commands", "create_project"); len(got) != 0 {
-		t.Fatalf("create_project offered: %v", got)
+	if got := both(t, f, f.annKey, "commands", "hire_provider"); len(got) != 0 {
+		t.Fatalf("hire_provider offered: %v", got)
 	}
 	// Every tag is reachable by its name, first.
 	api := f.s.WithKey(f.annKey)
