@@ -2,17 +2,21 @@
 // name, description, color, visibility and team), and a project's detail: its
 // members grouped by role (and how each joined: directly or through the
 // team), its cards as a small board by card status, its pending invites, an
-// invite by email (the lead: the invitee finds it in their queue) and a
-// member added directly (the lead or a contributor).
+// invite by email or to one of the operator's connections (the lead: the
+// invitee finds it in their queue, here or on their instance) and a member
+// added directly the same two ways (the lead or a contributor). A remote
+// member (a connection's peer) is named with their instance.
 import { api } from "../api";
 import { h, replace, uid } from "../dom";
 import type { KanbanCard } from "../gen/switchboard/v1/kanban_pb";
+import type { NetworkConnection } from "../gen/switchboard/v1/network_pb";
 import type { GetProjectResponse, Project, ProjectInvite, ProjectMember } from "../gen/switchboard/v1/projects_pb";
 import { announce, onRefresh } from "../refresh";
 import { Region, act, cardStatuses, chip, confirmStep, emptyState, facts, pager, timeOf, toast, type View } from "../ui";
 import { termLabel, terms } from "../vocabulary";
 import type { LoggedIn } from "./login";
 import { ProjectRole, ProjectVisibility } from "../gen/vocabulary_terms";
+import { activeConnections, hostOf, peerLabel, remoteLabel, targetPicker } from "./targets";
 
 const pageSize = 20;
 const defaultColor = "#6366F1";
@@ -126,6 +130,8 @@ function newProjectForm(teams: Map<string, string>, done: (id: string) => void, 
 }
 
 function memberRow(project: Project, m: ProjectMember, me: boolean, changed: (left: boolean) => void): HTMLElement {
+  // A remote member's memberId is their connection's id: never "you".
+  const shown = remoteLabel(m.name, m.instanceUrl);
   const problem = h("div", { class: "widget-problem" });
   let control: HTMLElement | null = null;
   const remove = (text: string, ask: string, yes: string, done: string, left: boolean) =>
@@ -138,17 +144,18 @@ function memberRow(project: Project, m: ProjectMember, me: boolean, changed: (le
           announce("activity");
           changed(left);
         }),
-      { "aria-label": left ? `Leave ${project.name}` : `Remove ${m.name}` },
+      { "aria-label": left ? `Leave ${project.name}` : `Remove ${shown}` },
     );
   if (m.role !== ProjectRole.Lead) {
     if (me) control = remove("Leave", `Leave ${project.name}?`, "Leave the project", `You left ${project.name}.`, true);
     else if (project.role === ProjectRole.Lead)
-      control = remove("Remove", `Remove ${m.name} from the project?`, "Remove", `Removed ${m.name} from ${project.name}.`, false);
+      control = remove("Remove", `Remove ${shown} from the project?`, "Remove", `Removed ${shown} from ${project.name}.`, false);
   }
   return h(
     "li",
-    { class: "member-row", "data-member-id": m.memberId, "data-role": m.role },
+    { class: "member-row", "data-member-id": m.memberId, "data-role": m.role, "data-remote": m.connectionId ? "true" : undefined },
     h("span", { class: "member-name" }, m.name),
+    m.instanceUrl && h("span", { class: "member-instance" }, ` · ${hostOf(m.instanceUrl)}`),
     m.username && h("span", { class: "muted" }, ` @${m.username}`),
     me && h("span", { class: "muted" }, " (you)"),
     " ",
@@ -161,7 +168,7 @@ function memberRow(project: Project, m: ProjectMember, me: boolean, changed: (le
 
 // membersByRole lists the members under each role of the contract, in its order.
 function membersByRole(project: Project, members: ProjectMember[], who: LoggedIn | null, changed: (left: boolean) => void): HTMLElement[] {
-  const isMe = (m: ProjectMember) => !!who && !!m.username && m.username === who.username;
+  const isMe = (m: ProjectMember) => !!who && !m.connectionId && !!m.username && m.username === who.username;
   return terms("project_role")
     .map((role) => ({ role, of: members.filter((m) => m.role === role.value) }))
     .filter((g) => g.of.length > 0)
@@ -206,11 +213,18 @@ function board(cards: KanbanCard[]): HTMLElement {
   );
 }
 
-function inviteRow(i: ProjectInvite): HTMLElement {
+function inviteTarget(i: ProjectInvite, conns: NetworkConnection[]): string {
+  if (i.email) return i.email;
+  if (i.userId) return "A user of this instance";
+  const c = conns.find((x) => x.id === i.connectionId);
+  return c ? peerLabel(c) : "A connection's peer";
+}
+
+function inviteRow(i: ProjectInvite, conns: NetworkConnection[]): HTMLElement {
   return h(
     "li",
     { class: "invite-row", "data-invite-id": i.id, "data-status": i.status },
-    h("span", { class: "member-name" }, i.email || (i.userId ? "A user of this instance" : "A connection's peer")),
+    h("span", { class: "member-name" }, inviteTarget(i, conns)),
     " ",
     chip("project-role", "project_role", i.role),
     " ",
@@ -220,8 +234,8 @@ function inviteRow(i: ProjectInvite): HTMLElement {
   );
 }
 
-function inviteForm(project: Project, changed: () => void): HTMLElement {
-  const email = h("input", { name: "email", type: "email", required: true, autocomplete: "off" });
+function inviteForm(project: Project, conns: NetworkConnection[], changed: () => void): HTMLElement {
+  const who = targetPicker({ emailTitle: "Their email", emailRequired: true, connections: Promise.resolve(conns) });
   const role = roleSelect();
   const message = h("input", { name: "message", maxlength: 2000, autocomplete: "off" });
   const problem = h("div", { class: "form-status" });
@@ -237,19 +251,26 @@ function inviteForm(project: Project, changed: () => void): HTMLElement {
           submit,
           problem,
           async () => {
-            await api.projects.inviteToProject({ id: project.id, email: email.value.trim(), role: role.value, message: message.value.trim() || undefined });
-            toast(`Invited ${email.value.trim()} to ${project.name}: it waits in their Now.`);
+            const target = who.value();
+            const named = who.label();
+            await api.projects.inviteToProject({ id: project.id, ...target, role: role.value, message: message.value.trim() || undefined });
+            toast(
+              target.connectionId
+                ? `Invited ${named} to ${project.name}: it waits in their Now on their instance.`
+                : `Invited ${named} to ${project.name}: it waits in their Now.`,
+            );
             announce("activity");
           },
           () => {
-            email.value = message.value = "";
+            who.reset();
+            message.value = "";
             changed();
           },
         );
       },
     },
     h("h4", null, "Invite someone"),
-    field("Their email", email),
+    who.el,
     field("Role", role),
     field("Message (optional)", message),
     problem,
@@ -257,8 +278,8 @@ function inviteForm(project: Project, changed: () => void): HTMLElement {
   );
 }
 
-function addMemberForm(project: Project, changed: () => void): HTMLElement {
-  const email = h("input", { name: "email", type: "email", required: true, autocomplete: "off" });
+function addMemberForm(project: Project, conns: NetworkConnection[], changed: () => void): HTMLElement {
+  const who = targetPicker({ emailTitle: "Their email here", emailRequired: true, connections: Promise.resolve(conns) });
   const role = roleSelect();
   const problem = h("div", { class: "form-status" });
   const submit = h("button", { type: "submit" }, "Add member");
@@ -273,26 +294,34 @@ function addMemberForm(project: Project, changed: () => void): HTMLElement {
           submit,
           problem,
           async () => {
-            const res = await api.projects.addProjectMember({ id: project.id, email: email.value.trim(), role: role.value });
-            toast(`${res.member?.name ?? email.value.trim()} joined ${project.name}.`);
+            const named = who.label();
+            const res = await api.projects.addProjectMember({ id: project.id, ...who.value(), role: role.value });
+            const m = res.member;
+            toast(`${m ? remoteLabel(m.name, m.instanceUrl) : named} joined ${project.name}.`);
             announce("activity");
           },
           () => {
-            email.value = "";
+            who.reset();
             changed();
           },
         );
       },
     },
     h("h4", null, "Add a member directly"),
-    field("Their email here", email),
+    who.el,
     field("Role", role),
     problem,
     submit,
   );
 }
 
-function projectDetail(res: GetProjectResponse, teams: Map<string, string>, who: LoggedIn | null, changed: () => void): HTMLElement {
+function projectDetail(
+  res: GetProjectResponse,
+  teams: Map<string, string>,
+  conns: NetworkConnection[],
+  who: LoggedIn | null,
+  changed: () => void,
+): HTMLElement {
   const project = res.project!;
   const lead = project.role === ProjectRole.Lead;
   const adds = lead || project.role === ProjectRole.Contributor;
@@ -318,7 +347,7 @@ function projectDetail(res: GetProjectResponse, teams: Map<string, string>, who:
       { class: "panel", "aria-labelledby": "project-members" },
       h("h3", { id: "project-members" }, `Members (${res.members.length})`),
       membersByRole(project, res.members, who, left),
-      adds && addMemberForm(project, changed),
+      adds && addMemberForm(project, conns, changed),
     ),
     h(
       "section",
@@ -333,8 +362,8 @@ function projectDetail(res: GetProjectResponse, teams: Map<string, string>, who:
         h("h3", { id: "project-invites" }, "Pending invites"),
         res.invites.length === 0
           ? emptyState("No invite waits for an answer.")
-          : h("ul", { class: "member-list", "aria-label": "Pending invites" }, res.invites.map(inviteRow)),
-        lead && inviteForm(project, changed),
+          : h("ul", { class: "member-list", "aria-label": "Pending invites" }, res.invites.map((i) => inviteRow(i, conns))),
+        lead && inviteForm(project, conns, changed),
       ),
   );
 }
@@ -371,9 +400,9 @@ export function projectsView(params: URLSearchParams, who: LoggedIn | null, id?:
     if (!id) return;
     const projectId = id;
     void side.load(async () => {
-      const [res, names] = await Promise.all([api.projects.getProject({ id: projectId }), teams]);
+      const [res, names, conns] = await Promise.all([api.projects.getProject({ id: projectId }), teams, activeConnections()]);
       if (!res.project) throw new Error("The project was not found.");
-      const d = projectDetail(res, names, who, loadDetail);
+      const d = projectDetail(res, names, conns, who, loadDetail);
       if (focusTitle) {
         focusTitle = false;
         queueMicrotask(() => d.querySelector<HTMLElement>("#project-title")?.focus());

@@ -1,5 +1,9 @@
 // One queue item as Now and Queue show it, with its actions: Approve / Reject
 // while it waits for confirmation, and (on Queue) a move to another status.
+// An invite reads as one: a local project invite is answered as an invite;
+// an invite relay from a connection (a project or a team on their instance)
+// is accepted or declined by approving or rejecting its item, which answers
+// it over the network.
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { QueueItem } from "../gen/switchboard/v1/queue_pb";
@@ -7,7 +11,7 @@ import { announce, queueChanged } from "../refresh";
 import { chip, queueStatuses, reportUnauthenticated, timeOf, toast } from "../ui";
 import { termLabel } from "../vocabulary";
 import { widgetsEl } from "../widgets";
-import { InviteAction, QueueStatus, QueueType } from "../gen/vocabulary_terms";
+import { ConfirmAction, InviteAction, NotificationType, QueueStatus, QueueType } from "../gen/vocabulary_terms";
 
 function summaryOf(item: QueueItem): string {
   // The prompt optimizer's short summary, when it wrote one (document 1, "QueueItem").
@@ -34,6 +38,42 @@ function projectInviteOf(item: QueueItem): string {
   }
 }
 
+// A relayInvite is an invite relay's item as a person reads it: what it asks
+// to join, who asks, in which role, with their note.
+interface RelayInvite {
+  title: string;
+  from: string;
+  summary: string;
+}
+
+function relayInviteOf(item: QueueItem): RelayInvite | null {
+  if (!item.metadata) return null;
+  let m: Record<string, unknown>;
+  try {
+    m = JSON.parse(item.metadata) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const p = m.relayPayload;
+  if (!p || typeof p !== "object") return null;
+  const payload = p as Record<string, unknown>;
+  const text = (k: string) => (typeof payload[k] === "string" ? (payload[k] as string).trim() : "");
+  const peer = typeof m.peer === "string" ? m.peer : "";
+  const inviter = text("inviterName");
+  const from = inviter && peer ? `${inviter} (${peer})` : inviter || peer || item.requesterName || item.source || "";
+  const as = (vocabulary: string) => (text("role") ? `As ${termLabel(vocabulary, text("role"))}.` : "");
+  const note = text("message");
+  const summary = (role: string) => [role, note].filter(Boolean).join(" ");
+  switch (text("kind")) {
+    case NotificationType.ProjectInvite:
+      return { title: `Join project ${text("projectName") || "a shared project"}`, from, summary: summary(as("project_role")) };
+    case NotificationType.TeamInvite:
+      return { title: `Join team ${text("teamName") || "a shared team"}`, from, summary: summary(as("team_role")) };
+    default:
+      return null;
+  }
+}
+
 // The queue statuses an item never leaves (docs/decisions.md "Queue").
 const terminalStatuses = new Set<string>([QueueStatus.DoneToday]);
 
@@ -49,6 +89,13 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
   const pending = item.status === QueueStatus.PendingConfirmation;
 
   const inviteId = pending ? projectInviteOf(item) : "";
+  // An invite relay: Approve accepts it, Reject declines it (the confirm
+  // route answers the relay; the inviting side then lists them as a member).
+  const relayInvite = relayInviteOf(item);
+  const words = relayInvite && pending
+    ? { approve: "Accept", reject: "Decline", ask: "Decline this invite?", yes: "Yes, decline", no: "Keep it" }
+    : { approve: "Approve", reject: "Reject", ask: "Remove this item?", yes: "Yes, reject and remove", no: "Keep it" };
+  const title = relayInvite?.title ?? item.title;
   if (inviteId) {
     // A project invite is answered as one (PATCH /api/project-invites): the
     // server deletes the item either way.
@@ -85,13 +132,13 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
       {
         type: "button",
         "data-focus-key": `approve-${item.id}`,
-        "aria-label": `Approve ${item.title}`,
+        "aria-label": `${words.approve} ${title}`,
         onclick: async () => {
           clearError();
           approve.disabled = true;
           try {
-            const res = await api.queue.confirmQueueItem({ id: item.id, action: "approve" });
-            toast(res.message);
+            const res = await api.queue.confirmQueueItem({ id: item.id, action: ConfirmAction.Approve });
+            toast(relayInvite ? `Accepted: ${relayInvite.title}. Its lead hears of it over the network.` : res.message);
             announce(...queueChanged(QueueStatus.Ready));
           } catch (e) {
             showError(e);
@@ -99,7 +146,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
           }
         },
       },
-      "Approve",
+      words.approve,
     );
     const reject = h(
       "button",
@@ -107,7 +154,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
         type: "button",
         class: "secondary",
         "data-focus-key": `reject-${item.id}`,
-        "aria-label": `Reject ${item.title}`,
+        "aria-label": `${words.reject} ${title}`,
         onclick: () => {
           clearError();
           // A rejected item is deleted: ask once more, in place.
@@ -119,8 +166,8 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
               onclick: async () => {
                 yes.disabled = true;
                 try {
-                  const res = await api.queue.confirmQueueItem({ id: item.id, action: "reject" });
-                  toast(res.message);
+                  const res = await api.queue.confirmQueueItem({ id: item.id, action: ConfirmAction.Reject });
+                  toast(relayInvite ? `Declined: ${relayInvite.title}.` : res.message);
                   announce(...queueChanged());
                 } catch (e) {
                   showError(e);
@@ -128,7 +175,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
                 }
               },
             },
-            "Yes, reject and remove",
+            words.yes,
           );
           const no = h(
             "button",
@@ -140,13 +187,13 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
                 reject.focus();
               },
             },
-            "Keep it",
+            words.no,
           );
-          replace(actions, h("span", { class: "confirm-text" }, "Remove this item?"), yes, no);
+          replace(actions, h("span", { class: "confirm-text" }, words.ask), yes, no);
           no.focus();
         },
       },
-      "Reject",
+      words.reject,
     );
     actions.append(approve, reject);
   }
@@ -189,15 +236,15 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
     actions.append(mover);
   }
 
-  const summary = summaryOf(item);
-  const who = item.requesterName || item.source;
+  const summary = relayInvite ? relayInvite.summary || summaryOf(item) : summaryOf(item);
+  const who = relayInvite?.from || item.requesterName || item.source;
   return h(
     "article",
-    { class: `item priority-${item.priority}`, "data-id": item.id, "aria-label": item.title },
+    { class: `item priority-${item.priority}`, "data-id": item.id, "aria-label": title, "data-invite": relayInvite ? "relay" : undefined },
     h(
       "div",
       { class: "item-head" },
-      h("h3", { class: "item-title" }, item.title),
+      h("h3", { class: "item-title" }, title),
       h(
         "div",
         { class: "item-meta" },

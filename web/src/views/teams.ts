@@ -3,9 +3,12 @@
 // members; anyone but the owner may leave), its invites (an invite link is
 // shown once, when it is made: the server keeps only a hash of its token),
 // and the projects assigned to it (an owner or admin who leads a project
-// assigns it, and every member joins it as a contributor).
+// assigns it, and every member joins it as a contributor). Members are added
+// and invited by email or as one of the operator's connections (a remote
+// member, named with their instance; the invite travels as a relay).
 import { api } from "../api";
 import { h, replace, uid } from "../dom";
+import type { NetworkConnection } from "../gen/switchboard/v1/network_pb";
 import type { Project } from "../gen/switchboard/v1/projects_pb";
 import type { GetTeamResponse, Team, TeamInvite, TeamMember } from "../gen/switchboard/v1/teams_pb";
 import { announce } from "../refresh";
@@ -13,6 +16,7 @@ import { Region, act, chip, confirmStep, copyButton, emptyState, facts, pager, t
 import { termLabel, terms } from "../vocabulary";
 import type { LoggedIn } from "./login";
 import { ProjectRole, TeamRole } from "../gen/vocabulary_terms";
+import { activeConnections, hostOf, peerLabel, remoteLabel, targetPicker } from "./targets";
 
 const pageSize = 20;
 
@@ -104,6 +108,8 @@ function newTeamForm(done: (id: string) => void, cancel: () => void): HTMLElemen
 }
 
 function memberRow(team: Team, m: TeamMember, me: boolean, changed: (left: boolean) => void): HTMLElement {
+  // A remote member's memberId is their connection's id: never "you".
+  const shown = remoteLabel(m.name, m.instanceUrl);
   const problem = h("div", { class: "widget-problem" });
   const manager = team.role === TeamRole.Owner || team.role === TeamRole.Admin;
   let control: HTMLElement | null = null;
@@ -122,20 +128,21 @@ function memberRow(team: Team, m: TeamMember, me: boolean, changed: (left: boole
   } else if (!me && manager && m.role !== TeamRole.Owner) {
     control = confirmStep(
       "Remove",
-      { ask: `Remove ${m.name} from the team?`, yes: "Remove", no: "Keep" },
+      { ask: `Remove ${shown} from the team?`, yes: "Remove", no: "Keep" },
       () =>
         act(null, problem, () => api.teams.removeTeamMember({ id: team.id, memberId: m.memberId }), () => {
-          toast(`Removed ${m.name} from ${team.name}.`);
+          toast(`Removed ${shown} from ${team.name}.`);
           announce("activity");
           changed(false);
         }),
-      { "aria-label": `Remove ${m.name}` },
+      { "aria-label": `Remove ${shown}` },
     );
   }
   return h(
     "li",
-    { class: "member-row", "data-member-id": m.memberId },
+    { class: "member-row", "data-member-id": m.memberId, "data-remote": m.connectionId ? "true" : undefined },
     h("span", { class: "member-name" }, m.name),
+    m.instanceUrl && h("span", { class: "member-instance" }, ` · ${hostOf(m.instanceUrl)}`),
     m.username && h("span", { class: "muted" }, ` @${m.username}`),
     me && h("span", { class: "muted" }, " (you)"),
     " ",
@@ -146,8 +153,8 @@ function memberRow(team: Team, m: TeamMember, me: boolean, changed: (left: boole
   );
 }
 
-function addMemberForm(team: Team, changed: () => void): HTMLElement {
-  const email = h("input", { name: "email", type: "email", required: true, autocomplete: "off" });
+function addMemberForm(team: Team, conns: Promise<NetworkConnection[]>, changed: () => void): HTMLElement {
+  const who = targetPicker({ emailTitle: "Their email here", emailRequired: true, connections: conns });
   const role = roleSelect("role");
   const problem = h("div", { class: "form-status" });
   const submit = h("button", { type: "submit" }, "Add member");
@@ -162,40 +169,45 @@ function addMemberForm(team: Team, changed: () => void): HTMLElement {
           submit,
           problem,
           async () => {
-            const res = await api.teams.addTeamMember({ id: team.id, email: email.value.trim(), role: role.value });
-            toast(`${res.member?.name ?? email.value.trim()} joined ${team.name}.`);
+            const named = who.label();
+            const res = await api.teams.addTeamMember({ id: team.id, ...who.value(), role: role.value });
+            const m = res.member;
+            toast(`${m ? remoteLabel(m.name, m.instanceUrl) : named} joined ${team.name}.`);
             announce("activity");
           },
           () => {
-            email.value = "";
+            who.reset();
             changed();
           },
         );
       },
     },
     h("h3", null, "Add a member"),
-    field("Their email here", email),
+    who.el,
     field("Role", role),
     problem,
     submit,
   );
 }
 
-function inviteTarget(i: TeamInvite, members: TeamMember[]): string {
+function inviteTarget(i: TeamInvite, members: TeamMember[], conns: NetworkConnection[]): string {
   if (i.email) return i.email;
   if (i.userId) {
     const m = members.find((x) => x.userId === i.userId);
     return m ? m.name : "A user of this instance";
   }
-  if (i.connectionId) return "A connection's peer";
+  if (i.connectionId) {
+    const c = conns.find((x) => x.id === i.connectionId);
+    return c ? peerLabel(c) : "A connection's peer";
+  }
   return "Anyone with the link";
 }
 
-function inviteRow(i: TeamInvite, members: TeamMember[]): HTMLElement {
+function inviteRow(i: TeamInvite, members: TeamMember[], conns: NetworkConnection[]): HTMLElement {
   return h(
     "li",
     { class: "invite-row", "data-invite-id": i.id, "data-status": i.status },
-    h("span", { class: "member-name" }, inviteTarget(i, members)),
+    h("span", { class: "member-name" }, inviteTarget(i, members, conns)),
     " ",
     chip("team-role", "team_role", i.role),
     " ",
@@ -218,8 +230,12 @@ function inviteLink(url: string, token: string): string {
   return path.startsWith("/") ? `${location.origin}${path}` : path;
 }
 
-function createInviteForm(team: Team, changed: () => void): HTMLElement {
-  const email = h("input", { name: "email", type: "email", autocomplete: "off" });
+function createInviteForm(team: Team, conns: Promise<NetworkConnection[]>, changed: () => void): HTMLElement {
+  const who = targetPicker({
+    emailTitle: "Their email (optional: without one, anyone signed in here who has the link may join)",
+    emailRequired: false,
+    connections: conns,
+  });
   const role = roleSelect("role");
   const message = h("input", { name: "message", maxlength: 2000, autocomplete: "off" });
   const created = h("div", { class: "created-slot" });
@@ -235,7 +251,7 @@ function createInviteForm(team: Team, changed: () => void): HTMLElement {
         onclick: () => {
           // Gone from the page for good: the server keeps only a hash of the token.
           replace(created);
-          email.focus();
+          submit.focus();
         },
       },
       "Done, I have saved it",
@@ -267,24 +283,31 @@ function createInviteForm(team: Team, changed: () => void): HTMLElement {
             submit,
             problem,
             async () => {
-              const target = email.value.trim();
+              const target = who.value();
+              const named = who.label();
               const res = await api.teams.createTeamInvite({
                 id: team.id,
-                email: target || undefined,
+                ...target,
                 role: role.value,
                 message: message.value.trim() || undefined,
               });
-              showOnce(inviteLink(res.url, res.token), target || "anyone signed in here");
+              // A connection's invite travels to their instance as a relay,
+              // which carries its link: nothing to copy here.
+              if (target.connectionId) {
+                replace(created);
+                toast(`Invited ${named} to ${team.name}: it waits in their Now on their instance.`);
+              } else showOnce(inviteLink(res.url, res.token), named || "anyone signed in here");
             },
             () => {
-              email.value = message.value = "";
+              who.reset();
+              message.value = "";
               changed();
             },
           );
         },
       },
       h("h3", null, "Invite someone"),
-      field("Their email (optional: without one, anyone signed in here who has the link may join)", email),
+      who.el,
       field("Role", role),
       field("Message (optional)", message),
       problem,
@@ -356,7 +379,8 @@ function assignForm(team: Team, assigned: Project[], changed: () => void): HTMLE
 function teamDetail(res: GetTeamResponse, who: LoggedIn | null, changed: () => void): HTMLElement {
   const team = res.team!;
   const manager = team.role === TeamRole.Owner || team.role === TeamRole.Admin;
-  const isMe = (m: TeamMember) => !!who && !!m.username && m.username === who.username;
+  const isMe = (m: TeamMember) => !!who && !m.connectionId && !!m.username && m.username === who.username;
+  const conns = manager ? activeConnections() : Promise.resolve([]);
   const left = (gone: boolean) => {
     if (gone) location.hash = "#/teams";
     else changed();
@@ -366,10 +390,10 @@ function teamDetail(res: GetTeamResponse, who: LoggedIn | null, changed: () => v
   const invites = new Region("Invites");
   const loadInvites = () =>
     invites.load(async () => {
-      const list = (await api.teams.listTeamInvites({ id: team.id })).invites;
+      const [list, known] = await Promise.all([api.teams.listTeamInvites({ id: team.id }).then((r) => r.invites), conns]);
       return list.length === 0
         ? emptyState("No invites yet.")
-        : h("ul", { class: "member-list", "aria-label": "Invites" }, list.map((i) => inviteRow(i, res.members)));
+        : h("ul", { class: "member-list", "aria-label": "Invites" }, list.map((i) => inviteRow(i, res.members, known)));
     });
   void loadInvites();
   const problem = h("div", { class: "form-status" });
@@ -402,14 +426,14 @@ function teamDetail(res: GetTeamResponse, who: LoggedIn | null, changed: () => v
       { class: "panel", "aria-labelledby": "team-members" },
       h("h3", { id: "team-members" }, "Members"),
       h("ul", { class: "member-list", "aria-label": "Members" }, res.members.map((m) => memberRow(team, m, isMe(m), left))),
-      manager && addMemberForm(team, changed),
+      manager && addMemberForm(team, conns, changed),
     ),
     h(
       "section",
       { class: "panel", "aria-labelledby": "team-invites" },
       h("h3", { id: "team-invites" }, "Invites"),
       invites.el,
-      manager && createInviteForm(team, () => void loadInvites()),
+      manager && createInviteForm(team, conns, () => void loadInvites()),
     ),
     h(
       "section",
