@@ -20,11 +20,10 @@ import (
 // profileWorld is an instance (a) with the operator network on, its
 // accounts, and a connected peer instance whose token a presents to a.
 type profileWorld struct {
-	a                *servertest.Server
-	ann, bob, dave   *servertest.Account
-	bobKey, bareKey  string // bob's keys: with the scope projects, and with another scope
-	peerToken        string // what the peer presents to a
-	removedPeerToken string
+	a               *servertest.Server
+	ann, bob, dave  *servertest.Account
+	bobKey, bareKey string // bob's keys: with the scope projects, and with another scope
+	peerToken       string // what the peer presents to a
 }
 
 func newProfileWorld(t *testing.T) *profileWorld {
