@@ -295,7 +295,7 @@ func (h *house) buildDoors(app *App) error {
 		Services: mcp.Services{
 			Queue: s.queue, Contacts: s.contacts, Kanban: s.kanban, Settings: s.settings,
 			Activity: s.activity, Chat: s.chat, Store: s.store, Review: s.review,
-			Executions: s.execs, Capabilities: s.caps, Network: s.network, Relays: s.relays,
+			Executions: s.execs, Capabilities: s.caps, Network: s.network, Relays: s.relays, Teams: s.teams,
 		},
 		Table: h.table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
 		Charge: h.gate.Charge, OpenStream: h.gate.OpenStream, OpenSession: h.gate.OpenMCPSession, Now: cfg.now,
