@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/network"
@@ -137,6 +138,26 @@ func TestProfilePeerTokenChecked(t *testing.T) {
 			http.StatusUnauthorized)
 		servertest.WantStatus(t, w.a.Anonymous().Do(http.MethodGet, strings.Replace(path, "nobody", w.bob.ID, 1), nil,
 			"X-Federation-Token", w.peerToken), http.StatusOK)
+	}
+	// A peer's reads are federation calls, guarded and audited; anyone
+	// else's are not.
+	audited := func() int {
+		n, err := w.a.DB.FederationAuditLog.Query().Where(federationauditlog.DirectionEQ(federationauditlog.DirectionInbound),
+			federationauditlog.EndpointHasPrefix("/api/")).Count(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := audited()
+	servertest.WantStatus(t, w.a.Anonymous().Do(http.MethodGet, "/api/teams/"+teamID+"/profile", nil), http.StatusOK)
+	servertest.WantStatus(t, w.bob.Session.Do(http.MethodGet, "/api/profiles/"+w.ann.ID, nil), http.StatusOK)
+	if n := audited(); n != before {
+		t.Fatalf("reads without a federation token audited: %d → %d", before, n)
+	}
+	servertest.WantStatus(t, w.a.Anonymous().Do(http.MethodGet, "/api/teams/"+teamID+"/profile", nil, "X-Federation-Token", w.peerToken), http.StatusOK)
+	if n := audited(); n != before+1 {
+		t.Fatalf("a peer's read audited %d times", n-before)
 	}
 	// The Connect form reads the same credential.
 	res := w.a.Anonymous().Do(http.MethodPost, "/switchboard.v1.ProfileService/GetProfile", map[string]any{"userId": w.ann.ID},
