@@ -229,6 +229,18 @@ func TestProfileContents(t *testing.T) {
 	if got := tp["projects"].([]any); len(got) != 1 || got[0].(map[string]any)["id"] != shown {
 		t.Errorf("team projects: %v", got)
 	}
+	// The Connect form answers the same, and hides the same.
+	res = w.a.Anonymous().Do(http.MethodPost, "/switchboard.v1.ProfileService/GetTeamProfile", map[string]any{"id": public},
+		"Connect-Protocol-Version", "1")
+	servertest.WantStatus(t, res, http.StatusOK)
+	if got := res.JSON(t); got["memberCount"] != 1.0 || got["team"].(map[string]any)["handle"] != "open-crew" {
+		t.Errorf("Connect team profile: %s", res.Body)
+	}
+	res = w.a.Anonymous().Do(http.MethodPost, "/switchboard.v1.ProfileService/GetTeamProfile", map[string]any{"id": hidden},
+		"Connect-Protocol-Version", "1")
+	if res.Status != http.StatusNotFound || res.JSON(t)["code"] != "not_found" {
+		t.Errorf("Connect private team: %d %s", res.Status, res.Body)
+	}
 	// A private profile hides everything from the others, and the owner
 	// still reads it whole.
 	setProfile(t, w.ann, map[string]any{"profileVisibility": "private"})
