@@ -278,6 +278,11 @@ func TestProfileSettings(t *testing.T) {
 	if string(res.Body) != `{"profileVisibility":"network","bio":"Hello"}` {
 		t.Fatalf("PATCH answered %s", res.Body)
 	}
+	// The feed names the visibility, never the bio's words.
+	if feed := string(ann.Session.Do(http.MethodGet, "/api/activity?category=settings", nil).Body); !strings.Contains(feed, "profileVisibility=network") ||
+		!strings.Contains(feed, "bio updated") || strings.Contains(feed, "Hello") {
+		t.Fatalf("activity: %s", feed)
+	}
 	res = ann.Session.Do(http.MethodPut, "/api/settings", map[string]any{"profileVisibility": "private"})
 	servertest.WantStatus(t, res, http.StatusOK)
 	for _, bad := range []map[string]any{
