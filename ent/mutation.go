@@ -51518,6 +51518,8 @@ type SettingMutation struct {
 	addonboarding_phase *int32
 	service_keys        *[]schema.ServiceKey
 	appendservice_keys  []schema.ServiceKey
+	profile_visibility  *setting.ProfileVisibility
+	bio                 *string
 	clearedFields       map[string]struct{}
 	user                *string
 	cleareduser         bool
@@ -52002,6 +52004,78 @@ func (m *SettingMutation) ResetServiceKeys() {
 	m.appendservice_keys = nil
 }
 
+// SetProfileVisibility sets the "profile_visibility" field.
+func (m *SettingMutation) SetProfileVisibility(sv setting.ProfileVisibility) {
+	m.profile_visibility = &sv
+}
+
+// ProfileVisibility returns the value of the "profile_visibility" field in the mutation.
+func (m *SettingMutation) ProfileVisibility() (r setting.ProfileVisibility, exists bool) {
+	v := m.profile_visibility
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProfileVisibility returns the old "profile_visibility" field's value of the Setting entity.
+// If the Setting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SettingMutation) OldProfileVisibility(ctx context.Context) (v setting.ProfileVisibility, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProfileVisibility is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProfileVisibility requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProfileVisibility: %w", err)
+	}
+	return oldValue.ProfileVisibility, nil
+}
+
+// ResetProfileVisibility resets all changes to the "profile_visibility" field.
+func (m *SettingMutation) ResetProfileVisibility() {
+	m.profile_visibility = nil
+}
+
+// SetBio sets the "bio" field.
+func (m *SettingMutation) SetBio(s string) {
+	m.bio = &s
+}
+
+// Bio returns the value of the "bio" field in the mutation.
+func (m *SettingMutation) Bio() (r string, exists bool) {
+	v := m.bio
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBio returns the old "bio" field's value of the Setting entity.
+// If the Setting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SettingMutation) OldBio(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBio is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBio requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBio: %w", err)
+	}
+	return oldValue.Bio, nil
+}
+
+// ResetBio resets all changes to the "bio" field.
+func (m *SettingMutation) ResetBio() {
+	m.bio = nil
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *SettingMutation) ClearUser() {
 	m.cleareduser = true
@@ -52063,7 +52137,7 @@ func (m *SettingMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SettingMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, setting.FieldCreatedAt)
 	}
@@ -52091,6 +52165,12 @@ func (m *SettingMutation) Fields() []string {
 	if m.service_keys != nil {
 		fields = append(fields, setting.FieldServiceKeys)
 	}
+	if m.profile_visibility != nil {
+		fields = append(fields, setting.FieldProfileVisibility)
+	}
+	if m.bio != nil {
+		fields = append(fields, setting.FieldBio)
+	}
 	return fields
 }
 
@@ -52117,6 +52197,10 @@ func (m *SettingMutation) Field(name string) (ent.Value, bool) {
 		return m.OnboardingPhase()
 	case setting.FieldServiceKeys:
 		return m.ServiceKeys()
+	case setting.FieldProfileVisibility:
+		return m.ProfileVisibility()
+	case setting.FieldBio:
+		return m.Bio()
 	}
 	return nil, false
 }
@@ -52144,6 +52228,10 @@ func (m *SettingMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldOnboardingPhase(ctx)
 	case setting.FieldServiceKeys:
 		return m.OldServiceKeys(ctx)
+	case setting.FieldProfileVisibility:
+		return m.OldProfileVisibility(ctx)
+	case setting.FieldBio:
+		return m.OldBio(ctx)
 	}
 	return nil, fmt.Errorf("unknown Setting field %s", name)
 }
@@ -52215,6 +52303,20 @@ func (m *SettingMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetServiceKeys(v)
+		return nil
+	case setting.FieldProfileVisibility:
+		v, ok := value.(setting.ProfileVisibility)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProfileVisibility(v)
+		return nil
+	case setting.FieldBio:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBio(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Setting field %s", name)
@@ -52315,6 +52417,12 @@ func (m *SettingMutation) ResetField(name string) error {
 		return nil
 	case setting.FieldServiceKeys:
 		m.ResetServiceKeys()
+		return nil
+	case setting.FieldProfileVisibility:
+		m.ResetProfileVisibility()
+		return nil
+	case setting.FieldBio:
+		m.ResetBio()
 		return nil
 	}
 	return fmt.Errorf("unknown Setting field %s", name)

@@ -1491,6 +1491,10 @@ func init() {
 	settingDescServiceKeys := settingFields[6].Descriptor()
 	// setting.DefaultServiceKeys holds the default value on creation for the service_keys field.
 	setting.DefaultServiceKeys = settingDescServiceKeys.Default.([]schema.ServiceKey)
+	// settingDescBio is the schema descriptor for bio field.
+	settingDescBio := settingFields[8].Descriptor()
+	// setting.DefaultBio holds the default value on creation for the bio field.
+	setting.DefaultBio = settingDescBio.Default.(string)
 	// settingDescID is the schema descriptor for id field.
 	settingDescID := settingMixinFields0[0].Descriptor()
 	// setting.DefaultID holds the default value on creation for the id field.

@@ -38,6 +38,10 @@ type Setting struct {
 	OnboardingPhase int32 `json:"onboarding_phase,omitempty"`
 	// ServiceKeys holds the value of the "service_keys" field.
 	ServiceKeys []schema.ServiceKey `json:"-"`
+	// ProfileVisibility holds the value of the "profile_visibility" field.
+	ProfileVisibility setting.ProfileVisibility `json:"profile_visibility,omitempty"`
+	// Bio holds the value of the "bio" field.
+	Bio string `json:"bio,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the SettingQuery when eager-loading is set.
 	Edges        SettingEdges `json:"edges"`
@@ -75,7 +79,7 @@ func (*Setting) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case setting.FieldOnboardingPhase:
 			values[i] = new(sql.NullInt64)
-		case setting.FieldID, setting.FieldUserID, setting.FieldAssistantName:
+		case setting.FieldID, setting.FieldUserID, setting.FieldAssistantName, setting.FieldProfileVisibility, setting.FieldBio:
 			values[i] = new(sql.NullString)
 		case setting.FieldCreatedAt, setting.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -156,6 +160,18 @@ func (_m *Setting) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field service_keys: %w", err)
 				}
 			}
+		case setting.FieldProfileVisibility:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field profile_visibility", values[i])
+			} else if value.Valid {
+				_m.ProfileVisibility = setting.ProfileVisibility(value.String)
+			}
+		case setting.FieldBio:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field bio", values[i])
+			} else if value.Valid {
+				_m.Bio = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -222,6 +238,12 @@ func (_m *Setting) String() string {
 	builder.WriteString(fmt.Sprintf("%v", _m.OnboardingPhase))
 	builder.WriteString(", ")
 	builder.WriteString("service_keys=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("profile_visibility=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ProfileVisibility))
+	builder.WriteString(", ")
+	builder.WriteString("bio=")
+	builder.WriteString(_m.Bio)
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -119,6 +119,34 @@ func (_c *SettingCreate) SetServiceKeys(v []schema.ServiceKey) *SettingCreate {
 	return _c
 }
 
+// SetProfileVisibility sets the "profile_visibility" field.
+func (_c *SettingCreate) SetProfileVisibility(v setting.ProfileVisibility) *SettingCreate {
+	_c.mutation.SetProfileVisibility(v)
+	return _c
+}
+
+// SetNillableProfileVisibility sets the "profile_visibility" field if the given value is not nil.
+func (_c *SettingCreate) SetNillableProfileVisibility(v *setting.ProfileVisibility) *SettingCreate {
+	if v != nil {
+		_c.SetProfileVisibility(*v)
+	}
+	return _c
+}
+
+// SetBio sets the "bio" field.
+func (_c *SettingCreate) SetBio(v string) *SettingCreate {
+	_c.mutation.SetBio(v)
+	return _c
+}
+
+// SetNillableBio sets the "bio" field if the given value is not nil.
+func (_c *SettingCreate) SetNillableBio(v *string) *SettingCreate {
+	if v != nil {
+		_c.SetBio(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *SettingCreate) SetID(v string) *SettingCreate {
 	_c.mutation.SetID(v)
@@ -193,6 +221,14 @@ func (_c *SettingCreate) defaults() {
 		v := setting.DefaultServiceKeys
 		_c.mutation.SetServiceKeys(v)
 	}
+	if _, ok := _c.mutation.ProfileVisibility(); !ok {
+		v := setting.DefaultProfileVisibility
+		_c.mutation.SetProfileVisibility(v)
+	}
+	if _, ok := _c.mutation.Bio(); !ok {
+		v := setting.DefaultBio
+		_c.mutation.SetBio(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := setting.DefaultID()
 		_c.mutation.SetID(v)
@@ -224,6 +260,17 @@ func (_c *SettingCreate) check() error {
 	}
 	if _, ok := _c.mutation.ServiceKeys(); !ok {
 		return &ValidationError{Name: "service_keys", err: errors.New(`ent: missing required field "Setting.service_keys"`)}
+	}
+	if _, ok := _c.mutation.ProfileVisibility(); !ok {
+		return &ValidationError{Name: "profile_visibility", err: errors.New(`ent: missing required field "Setting.profile_visibility"`)}
+	}
+	if v, ok := _c.mutation.ProfileVisibility(); ok {
+		if err := setting.ProfileVisibilityValidator(v); err != nil {
+			return &ValidationError{Name: "profile_visibility", err: fmt.Errorf(`ent: validator failed for field "Setting.profile_visibility": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.Bio(); !ok {
+		return &ValidationError{Name: "bio", err: errors.New(`ent: missing required field "Setting.bio"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := setting.IDValidator(v); err != nil {
@@ -300,6 +347,14 @@ func (_c *SettingCreate) createSpec() (*Setting, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.ServiceKeys(); ok {
 		_spec.SetField(setting.FieldServiceKeys, field.TypeJSON, value)
 		_node.ServiceKeys = value
+	}
+	if value, ok := _c.mutation.ProfileVisibility(); ok {
+		_spec.SetField(setting.FieldProfileVisibility, field.TypeEnum, value)
+		_node.ProfileVisibility = value
+	}
+	if value, ok := _c.mutation.Bio(); ok {
+		_spec.SetField(setting.FieldBio, field.TypeString, value)
+		_node.Bio = value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -466,6 +521,30 @@ func (u *SettingUpsert) UpdateServiceKeys() *SettingUpsert {
 	return u
 }
 
+// SetProfileVisibility sets the "profile_visibility" field.
+func (u *SettingUpsert) SetProfileVisibility(v setting.ProfileVisibility) *SettingUpsert {
+	u.Set(setting.FieldProfileVisibility, v)
+	return u
+}
+
+// UpdateProfileVisibility sets the "profile_visibility" field to the value that was provided on create.
+func (u *SettingUpsert) UpdateProfileVisibility() *SettingUpsert {
+	u.SetExcluded(setting.FieldProfileVisibility)
+	return u
+}
+
+// SetBio sets the "bio" field.
+func (u *SettingUpsert) SetBio(v string) *SettingUpsert {
+	u.Set(setting.FieldBio, v)
+	return u
+}
+
+// UpdateBio sets the "bio" field to the value that was provided on create.
+func (u *SettingUpsert) UpdateBio() *SettingUpsert {
+	u.SetExcluded(setting.FieldBio)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -629,6 +708,34 @@ func (u *SettingUpsertOne) SetServiceKeys(v []schema.ServiceKey) *SettingUpsertO
 func (u *SettingUpsertOne) UpdateServiceKeys() *SettingUpsertOne {
 	return u.Update(func(s *SettingUpsert) {
 		s.UpdateServiceKeys()
+	})
+}
+
+// SetProfileVisibility sets the "profile_visibility" field.
+func (u *SettingUpsertOne) SetProfileVisibility(v setting.ProfileVisibility) *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.SetProfileVisibility(v)
+	})
+}
+
+// UpdateProfileVisibility sets the "profile_visibility" field to the value that was provided on create.
+func (u *SettingUpsertOne) UpdateProfileVisibility() *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.UpdateProfileVisibility()
+	})
+}
+
+// SetBio sets the "bio" field.
+func (u *SettingUpsertOne) SetBio(v string) *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.SetBio(v)
+	})
+}
+
+// UpdateBio sets the "bio" field to the value that was provided on create.
+func (u *SettingUpsertOne) UpdateBio() *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.UpdateBio()
 	})
 }
 
@@ -962,6 +1069,34 @@ func (u *SettingUpsertBulk) SetServiceKeys(v []schema.ServiceKey) *SettingUpsert
 func (u *SettingUpsertBulk) UpdateServiceKeys() *SettingUpsertBulk {
 	return u.Update(func(s *SettingUpsert) {
 		s.UpdateServiceKeys()
+	})
+}
+
+// SetProfileVisibility sets the "profile_visibility" field.
+func (u *SettingUpsertBulk) SetProfileVisibility(v setting.ProfileVisibility) *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.SetProfileVisibility(v)
+	})
+}
+
+// UpdateProfileVisibility sets the "profile_visibility" field to the value that was provided on create.
+func (u *SettingUpsertBulk) UpdateProfileVisibility() *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.UpdateProfileVisibility()
+	})
+}
+
+// SetBio sets the "bio" field.
+func (u *SettingUpsertBulk) SetBio(v string) *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.SetBio(v)
+	})
+}
+
+// UpdateBio sets the "bio" field to the value that was provided on create.
+func (u *SettingUpsertBulk) UpdateBio() *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.UpdateBio()
 	})
 }
 

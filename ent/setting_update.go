@@ -139,6 +139,34 @@ func (_u *SettingUpdate) AppendServiceKeys(v []schema.ServiceKey) *SettingUpdate
 	return _u
 }
 
+// SetProfileVisibility sets the "profile_visibility" field.
+func (_u *SettingUpdate) SetProfileVisibility(v setting.ProfileVisibility) *SettingUpdate {
+	_u.mutation.SetProfileVisibility(v)
+	return _u
+}
+
+// SetNillableProfileVisibility sets the "profile_visibility" field if the given value is not nil.
+func (_u *SettingUpdate) SetNillableProfileVisibility(v *setting.ProfileVisibility) *SettingUpdate {
+	if v != nil {
+		_u.SetProfileVisibility(*v)
+	}
+	return _u
+}
+
+// SetBio sets the "bio" field.
+func (_u *SettingUpdate) SetBio(v string) *SettingUpdate {
+	_u.mutation.SetBio(v)
+	return _u
+}
+
+// SetNillableBio sets the "bio" field if the given value is not nil.
+func (_u *SettingUpdate) SetNillableBio(v *string) *SettingUpdate {
+	if v != nil {
+		_u.SetBio(*v)
+	}
+	return _u
+}
+
 // Mutation returns the SettingMutation object of the builder.
 func (_u *SettingUpdate) Mutation() *SettingMutation {
 	return _u.mutation
@@ -173,6 +201,11 @@ func (_u *SettingUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *SettingUpdate) check() error {
+	if v, ok := _u.mutation.ProfileVisibility(); ok {
+		if err := setting.ProfileVisibilityValidator(v); err != nil {
+			return &ValidationError{Name: "profile_visibility", err: fmt.Errorf(`ent: validator failed for field "Setting.profile_visibility": %w`, err)}
+		}
+	}
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Setting.user"`)
 	}
@@ -222,6 +255,12 @@ func (_u *SettingUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, setting.FieldServiceKeys, value)
 		})
+	}
+	if value, ok := _u.mutation.ProfileVisibility(); ok {
+		_spec.SetField(setting.FieldProfileVisibility, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.Bio(); ok {
+		_spec.SetField(setting.FieldBio, field.TypeString, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -352,6 +391,34 @@ func (_u *SettingUpdateOne) AppendServiceKeys(v []schema.ServiceKey) *SettingUpd
 	return _u
 }
 
+// SetProfileVisibility sets the "profile_visibility" field.
+func (_u *SettingUpdateOne) SetProfileVisibility(v setting.ProfileVisibility) *SettingUpdateOne {
+	_u.mutation.SetProfileVisibility(v)
+	return _u
+}
+
+// SetNillableProfileVisibility sets the "profile_visibility" field if the given value is not nil.
+func (_u *SettingUpdateOne) SetNillableProfileVisibility(v *setting.ProfileVisibility) *SettingUpdateOne {
+	if v != nil {
+		_u.SetProfileVisibility(*v)
+	}
+	return _u
+}
+
+// SetBio sets the "bio" field.
+func (_u *SettingUpdateOne) SetBio(v string) *SettingUpdateOne {
+	_u.mutation.SetBio(v)
+	return _u
+}
+
+// SetNillableBio sets the "bio" field if the given value is not nil.
+func (_u *SettingUpdateOne) SetNillableBio(v *string) *SettingUpdateOne {
+	if v != nil {
+		_u.SetBio(*v)
+	}
+	return _u
+}
+
 // Mutation returns the SettingMutation object of the builder.
 func (_u *SettingUpdateOne) Mutation() *SettingMutation {
 	return _u.mutation
@@ -399,6 +466,11 @@ func (_u *SettingUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *SettingUpdateOne) check() error {
+	if v, ok := _u.mutation.ProfileVisibility(); ok {
+		if err := setting.ProfileVisibilityValidator(v); err != nil {
+			return &ValidationError{Name: "profile_visibility", err: fmt.Errorf(`ent: validator failed for field "Setting.profile_visibility": %w`, err)}
+		}
+	}
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Setting.user"`)
 	}
@@ -465,6 +537,12 @@ func (_u *SettingUpdateOne) sqlSave(ctx context.Context) (_node *Setting, err er
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, setting.FieldServiceKeys, value)
 		})
+	}
+	if value, ok := _u.mutation.ProfileVisibility(); ok {
+		_spec.SetField(setting.FieldProfileVisibility, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.Bio(); ok {
+		_spec.SetField(setting.FieldBio, field.TypeString, value)
 	}
 	_node = &Setting{config: _u.config}
 	_spec.Assign = _node.assignValues

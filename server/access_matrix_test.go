@@ -50,6 +50,9 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.ContactService/UpdateContact":  {"id": "contact"},
 	"/switchboard.v1.ContactService/DeleteContact":  {"id": "contact"},
 	"/switchboard.v1.KeyService/DeleteKey":          {"id": "key"},
+	// A profile names a user or a team (shared below).
+	"/switchboard.v1.ProfileService/GetProfile":     {"user_id": "user"},
+	"/switchboard.v1.ProfileService/GetTeamProfile": {"id": "team"},
 	// A team or project is its members' alone (issue 28): a non-member's
 	// id is 404 on every route.
 	"/switchboard.v1.TeamService/GetTeam":                {"id": "team"},
@@ -136,6 +139,8 @@ var shared = map[string]string{
 	"/switchboard.v1.TeamService/PreviewTeamInvite":                       "the token is the credential: whoever holds it may preview (TestTeamInvite…)",
 	"/switchboard.v1.TeamService/AnswerTeamInvite":                        "the token is the credential; an invite made for another user is 403 (RULINGS reconciliation 2)",
 	"/switchboard.v1.ProjectService/AnswerProjectInvite":                  "an invite made for another user is 403 (RULINGS reconciliation 2)",
+	"/switchboard.v1.ProfileService/GetProfile":                           "a profile is read by others as its visibility allows; one it hides is 404 (TestProfileVisibilityByCaller)",
+	"/switchboard.v1.ProfileService/GetTeamProfile":                       "a team's profile is read by others as its visibility allows; one it hides is 404 (TestProfileVisibilityByCaller)",
 }
 
 // bodies are minimal valid bodies, so a refusal comes from access, not input.
@@ -358,7 +363,7 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 	t.Helper()
 	key := a.NewKey("bob's agent")
 	c := s.WithKey(key)
-	rows := map[string]string{"absent": ids.New(), "execution": ids.New()}
+	rows := map[string]string{"absent": ids.New(), "execution": ids.New(), "user": a.ID}
 	created := func(res *servertest.Response, envelope string) map[string]any {
 		t.Helper()
 		if res.Status != http.StatusOK && res.Status != http.StatusCreated {

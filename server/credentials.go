@@ -33,6 +33,7 @@ func checkCredentials(g *gate.Gate, s services) {
 		relaySvc    = "/" + switchboardv1connect.NetworkRelayPeerServiceName + "/"
 		shareSvc    = "/" + switchboardv1connect.NetworkSharePeerServiceName + "/"
 		devSvc      = "/" + switchboardv1connect.DeveloperServiceName + "/"
+		profileSvc  = "/" + switchboardv1connect.ProfileServiceName + "/"
 	)
 	// The hub's routes for its spokes: the platform token (a deactivated
 	// instance may still report its health, leave and deliver results).
@@ -66,6 +67,8 @@ func checkCredentials(g *gate.Gate, s services) {
 	g.Check(peer, net.PeerCheck("entity-search"), shareSvc+"SearchSharedEntities")
 	g.Check(peer, net.PeerCheck("mcp"), shareSvc+"CallSharedTool")
 	g.Check(peer, net.PeerCheck("card-status"), shareSvc+"ReceiveCardStatus")
+	// The profile pages: anyone, but a presented peer token must be live.
+	g.Check(peer, net.OptionalPeer("profiles"), profileSvc+"GetProfile", profileSvc+"GetTeamProfile")
 	// The developer portal's agent routes: a developer key or connect token
 	// (the test run also takes the agent's self-config token).
 	g.Check(developer, dev.CredentialCheck(false), devSvc+"RegisterDeveloperAgent", devSvc+"UpdateDeveloperAgent")

@@ -44,6 +44,8 @@ var opens = map[string]struct {
 	"/switchboard.v1.FederationPlatformService/DiscoverNetwork":  {why: "anyone, on a hub", bearer: true},
 	"/switchboard.v1.NetworkExchangeService/GetPatterns":         {why: "anyone; a session, key or peer token shows more"},
 	"/switchboard.v1.TeamService/PreviewTeamInvite":              {why: "the invite's token in the path is the credential"},
+	"/switchboard.v1.ProfileService/GetProfile":                  {why: "anyone for a public profile; a session, key or peer token sees network ones (a peer token is checked first)"},
+	"/switchboard.v1.ProfileService/GetTeamProfile":              {why: "anyone for a public team; a session, key or peer token sees network ones (a peer token is checked first)"},
 }
 
 // Every route is called on a hub whose operator network is off (the switch

@@ -51,6 +51,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
+	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
@@ -223,6 +224,7 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"federation_audit_logs.threat_level", "threat_level", entEnum(federationauditlog.ThreatLevelValidator)},
 		{"network_connections.status", "connection_status", entEnum(networkconnection.StatusValidator)},
 		{"teams.visibility", "team_visibility", entEnum(team.VisibilityValidator)},
+		{"settings.profile_visibility", "profile_visibility", entEnum(setting.ProfileVisibilityValidator)},
 		{"team_members.role", "team_role", entEnum(teammember.RoleValidator)},
 		{"team_invites.role", "team_role", entEnum(teaminvite.RoleValidator)},
 		{"team_invites.status", "invite_status", entEnum(teaminvite.StatusValidator)},

@@ -40,6 +40,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/network/operator"
 	"github.com/switchboard-hq/switchboard/server/network/peers"
 	"github.com/switchboard-hq/switchboard/server/network/relays"
+	"github.com/switchboard-hq/switchboard/server/profiles"
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -80,6 +81,8 @@ type services struct {
 	groups   *groups.Core
 	teams    *groups.Teams
 	projects *groups.Projects
+	// profiles is the profile pages of users and teams (ProfileService).
+	profiles *profiles.Service
 	// The hub's and the spoke's sides, split by who calls them; hub and
 	// spoke hold the state they share.
 	hub        *hub.Core
@@ -253,6 +256,8 @@ func (h *house) buildServices(*App) error {
 	s.groups = &groups.Core{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Relays: s.relays, Notify: s.network,
 		PublicURL: cfg.Executions.PublicURL, Platform: s.hub.Serving, Logger: cfg.Logger}
 	s.teams, s.projects = groups.New(s.groups)
+	// A peer's token shows it what the network sees.
+	s.profiles = &profiles.Service{DB: cfg.DB, Peer: s.peers.OptionalPeer("profiles")}
 	s.caps = &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: s.store.Secrets,
 		Gate: &capgate.Resolver{DB: cfg.DB.Client}, Guesses: h.gate}
 	s.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Egress: h.egress}
@@ -290,7 +295,7 @@ func (h *house) buildDoors(app *App) error {
 		Services: mcp.Services{
 			Queue: s.queue, Contacts: s.contacts, Kanban: s.kanban, Settings: s.settings,
 			Activity: s.activity, Chat: s.chat, Store: s.store, Review: s.review,
-			Executions: s.execs, Capabilities: s.caps, Network: s.network, Relays: s.relays,
+			Executions: s.execs, Capabilities: s.caps, Network: s.network, Relays: s.relays, Teams: s.teams,
 		},
 		Table: h.table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
 		Charge: h.gate.Charge, OpenStream: h.gate.OpenStream, OpenSession: h.gate.OpenMCPSession, Now: cfg.now,

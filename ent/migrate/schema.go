@@ -1690,6 +1690,8 @@ var (
 		{Name: "onboarding_complete", Type: field.TypeBool, Default: false},
 		{Name: "onboarding_phase", Type: field.TypeInt32, Default: 0},
 		{Name: "service_keys", Type: field.TypeJSON},
+		{Name: "profile_visibility", Type: field.TypeEnum, Enums: []string{"public", "private", "network"}, Default: "public"},
+		{Name: "bio", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "user_id", Type: field.TypeString, Unique: true, Size: 40},
 	}
 	// SettingsTable holds the schema information for the "settings" table.
@@ -1700,7 +1702,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "settings_users_settings",
-				Columns:    []*schema.Column{SettingsColumns[9]},
+				Columns:    []*schema.Column{SettingsColumns[11]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},

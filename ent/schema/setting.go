@@ -4,6 +4,8 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // ServiceKey is one configured outside service: for "webhook_push", the URL
@@ -35,6 +37,10 @@ func (Setting) Fields() []ent.Field {
 		// Outside services (webhook targets). Secrets are HMAC keys, so they
 		// are kept as given; Sensitive keeps the field out of String().
 		field.JSON("service_keys", []ServiceKey{}).Default([]ServiceKey{}).Sensitive(),
+		// Who may see the profile page (RULINGS "Teams, projects, invites,
+		// profiles"), and its text.
+		field.Enum("profile_visibility").Values(vocab.Values("profile_visibility")...).Default("public"),
+		field.Text("bio").Default(""),
 	}
 }
 

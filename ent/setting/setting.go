@@ -3,6 +3,8 @@
 package setting
 
 import (
+	"fmt"
+
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/schema"
@@ -31,6 +33,10 @@ const (
 	FieldOnboardingPhase = "onboarding_phase"
 	// FieldServiceKeys holds the string denoting the service_keys field in the database.
 	FieldServiceKeys = "service_keys"
+	// FieldProfileVisibility holds the string denoting the profile_visibility field in the database.
+	FieldProfileVisibility = "profile_visibility"
+	// FieldBio holds the string denoting the bio field in the database.
+	FieldBio = "bio"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// Table holds the table name of the setting in the database.
@@ -56,6 +62,8 @@ var Columns = []string{
 	FieldOnboardingComplete,
 	FieldOnboardingPhase,
 	FieldServiceKeys,
+	FieldProfileVisibility,
+	FieldBio,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -79,11 +87,40 @@ var (
 	DefaultOnboardingPhase int32
 	// DefaultServiceKeys holds the default value on creation for the "service_keys" field.
 	DefaultServiceKeys []schema.ServiceKey
+	// DefaultBio holds the default value on creation for the "bio" field.
+	DefaultBio string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
+
+// ProfileVisibility defines the type for the "profile_visibility" enum field.
+type ProfileVisibility string
+
+// ProfileVisibilityPublic is the default value of the ProfileVisibility enum.
+const DefaultProfileVisibility = ProfileVisibilityPublic
+
+// ProfileVisibility values.
+const (
+	ProfileVisibilityPublic  ProfileVisibility = "public"
+	ProfileVisibilityPrivate ProfileVisibility = "private"
+	ProfileVisibilityNetwork ProfileVisibility = "network"
+)
+
+func (pv ProfileVisibility) String() string {
+	return string(pv)
+}
+
+// ProfileVisibilityValidator is a validator for the "profile_visibility" field enum values. It is called by the builders before save.
+func ProfileVisibilityValidator(pv ProfileVisibility) error {
+	switch pv {
+	case ProfileVisibilityPublic, ProfileVisibilityPrivate, ProfileVisibilityNetwork:
+		return nil
+	default:
+		return fmt.Errorf("setting: invalid enum value for profile_visibility field: %q", pv)
+	}
+}
 
 // OrderOption defines the ordering options for the Setting queries.
 type OrderOption func(*sql.Selector)
@@ -131,6 +168,16 @@ func ByOnboardingComplete(opts ...sql.OrderTermOption) OrderOption {
 // ByOnboardingPhase orders the results by the onboarding_phase field.
 func ByOnboardingPhase(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOnboardingPhase, opts...).ToFunc()
+}
+
+// ByProfileVisibility orders the results by the profile_visibility field.
+func ByProfileVisibility(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldProfileVisibility, opts...).ToFunc()
+}
+
+// ByBio orders the results by the bio field.
+func ByBio(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBio, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

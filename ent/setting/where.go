@@ -105,6 +105,11 @@ func OnboardingPhase(v int32) predicate.Setting {
 	return predicate.Setting(sql.FieldEQ(FieldOnboardingPhase, v))
 }
 
+// Bio applies equality check predicate on the "bio" field. It's identical to BioEQ.
+func Bio(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldEQ(FieldBio, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Setting {
 	return predicate.Setting(sql.FieldEQ(FieldCreatedAt, v))
@@ -393,6 +398,91 @@ func OnboardingPhaseLT(v int32) predicate.Setting {
 // OnboardingPhaseLTE applies the LTE predicate on the "onboarding_phase" field.
 func OnboardingPhaseLTE(v int32) predicate.Setting {
 	return predicate.Setting(sql.FieldLTE(FieldOnboardingPhase, v))
+}
+
+// ProfileVisibilityEQ applies the EQ predicate on the "profile_visibility" field.
+func ProfileVisibilityEQ(v ProfileVisibility) predicate.Setting {
+	return predicate.Setting(sql.FieldEQ(FieldProfileVisibility, v))
+}
+
+// ProfileVisibilityNEQ applies the NEQ predicate on the "profile_visibility" field.
+func ProfileVisibilityNEQ(v ProfileVisibility) predicate.Setting {
+	return predicate.Setting(sql.FieldNEQ(FieldProfileVisibility, v))
+}
+
+// ProfileVisibilityIn applies the In predicate on the "profile_visibility" field.
+func ProfileVisibilityIn(vs ...ProfileVisibility) predicate.Setting {
+	return predicate.Setting(sql.FieldIn(FieldProfileVisibility, vs...))
+}
+
+// ProfileVisibilityNotIn applies the NotIn predicate on the "profile_visibility" field.
+func ProfileVisibilityNotIn(vs ...ProfileVisibility) predicate.Setting {
+	return predicate.Setting(sql.FieldNotIn(FieldProfileVisibility, vs...))
+}
+
+// BioEQ applies the EQ predicate on the "bio" field.
+func BioEQ(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldEQ(FieldBio, v))
+}
+
+// BioNEQ applies the NEQ predicate on the "bio" field.
+func BioNEQ(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldNEQ(FieldBio, v))
+}
+
+// BioIn applies the In predicate on the "bio" field.
+func BioIn(vs ...string) predicate.Setting {
+	return predicate.Setting(sql.FieldIn(FieldBio, vs...))
+}
+
+// BioNotIn applies the NotIn predicate on the "bio" field.
+func BioNotIn(vs ...string) predicate.Setting {
+	return predicate.Setting(sql.FieldNotIn(FieldBio, vs...))
+}
+
+// BioGT applies the GT predicate on the "bio" field.
+func BioGT(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldGT(FieldBio, v))
+}
+
+// BioGTE applies the GTE predicate on the "bio" field.
+func BioGTE(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldGTE(FieldBio, v))
+}
+
+// BioLT applies the LT predicate on the "bio" field.
+func BioLT(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldLT(FieldBio, v))
+}
+
+// BioLTE applies the LTE predicate on the "bio" field.
+func BioLTE(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldLTE(FieldBio, v))
+}
+
+// BioContains applies the Contains predicate on the "bio" field.
+func BioContains(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldContains(FieldBio, v))
+}
+
+// BioHasPrefix applies the HasPrefix predicate on the "bio" field.
+func BioHasPrefix(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldHasPrefix(FieldBio, v))
+}
+
+// BioHasSuffix applies the HasSuffix predicate on the "bio" field.
+func BioHasSuffix(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldHasSuffix(FieldBio, v))
+}
+
+// BioEqualFold applies the EqualFold predicate on the "bio" field.
+func BioEqualFold(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldEqualFold(FieldBio, v))
+}
+
+// BioContainsFold applies the ContainsFold predicate on the "bio" field.
+func BioContainsFold(v string) predicate.Setting {
+	return predicate.Setting(sql.FieldContainsFold(FieldBio, v))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

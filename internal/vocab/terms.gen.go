@@ -1424,6 +1424,21 @@ func TeamVisibilityValues() []TeamVisibility {
 	return []TeamVisibility{TeamVisibilityPublic, TeamVisibilityPrivate, TeamVisibilityNetwork}
 }
 
+// ProfileVisibility is a value of the vocabulary profile_visibility.
+type ProfileVisibility string
+
+// The values of profile_visibility, in declared order.
+const (
+	ProfileVisibilityPublic  ProfileVisibility = "public"  // Public
+	ProfileVisibilityPrivate ProfileVisibility = "private" // Private
+	ProfileVisibilityNetwork ProfileVisibility = "network" // Network
+)
+
+// ProfileVisibilityValues answers every value of profile_visibility, in declared order.
+func ProfileVisibilityValues() []ProfileVisibility {
+	return []ProfileVisibility{ProfileVisibilityPublic, ProfileVisibilityPrivate, ProfileVisibilityNetwork}
+}
+
 // TeamRole is a value of the vocabulary team_role.
 type TeamRole string
 

@@ -11,11 +11,14 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/session"
+	"github.com/switchboard-hq/switchboard/ent/team"
+	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/profiles"
 )
 
 // SessionTTL is how long a dashboard login lasts.
@@ -248,7 +251,12 @@ func (s *Service) CheckUsername(ctx context.Context, req *switchboardv1.CheckUse
 // maxResolve bounds one look-up.
 const maxResolve = 50
 
-// ResolveUsers maps handles to public user cards. Teams join when they exist.
+// ResolveUsers maps handles to the users and teams holding them (one
+// namespace). An anonymous caller gets only public users and teams
+// (Reconciliation 19); a signed-in one (a session or any key of this
+// instance, which a public route still recognizes) also network ones, its
+// own account and the teams it is a member of, whatever their visibility
+// (docs/decisions.md "Profiles (issue 28)").
 func (s *Service) ResolveUsers(ctx context.Context, req *switchboardv1.ResolveUsersRequest) (*switchboardv1.ResolveUsersResponse, error) {
 	var handles []string
 	for _, h := range strings.Split(req.GetUsernames(), ",") {
@@ -263,14 +271,28 @@ func (s *Service) ResolveUsers(ctx context.Context, req *switchboardv1.ResolveUs
 	if len(handles) > maxResolve {
 		return nil, apperr.Invalid("at most %d usernames per request", maxResolve)
 	}
-	users, err := s.DB.User.Query().Where(user.UsernameIn(handles...)).All(ctx)
+	users, teams := profiles.UsersSeen(profiles.Anonymous), profiles.TeamsSeen(profiles.Anonymous)
+	if p, ok := auth.PrincipalFrom(ctx); ok && p != nil {
+		users = user.Or(profiles.UsersSeen(profiles.Network), user.ID(p.UserID))
+		teams = team.Or(profiles.TeamsSeen(profiles.Network), team.HasMembersWith(teammember.UserID(p.UserID)))
+	}
+	found, err := s.DB.User.Query().Where(user.UsernameIn(handles...), users).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := &switchboardv1.ResolveUsersResponse{Users: map[string]*switchboardv1.ResolvedUser{}}
-	for _, u := range users {
+	for _, u := range found {
 		out.Users[u.Username] = &switchboardv1.ResolvedUser{
 			Id: u.ID, Name: u.Name, Username: u.Username, Avatar: u.Avatar, Type: "user",
+		}
+	}
+	groups, err := s.DB.Team.Query().Where(team.HandleIn(handles...), teams).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range groups {
+		out.Users[t.Handle] = &switchboardv1.ResolvedUser{
+			Id: t.ID, Name: t.Name, Username: t.Handle, Avatar: t.AvatarURL, Type: "team",
 		}
 	}
 	return out, nil

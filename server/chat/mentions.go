@@ -10,10 +10,13 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 
+	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/team"
+	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -21,6 +24,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/profiles"
 )
 
 // MentionTypes are the values of ListMentions' type (chat.proto).
@@ -96,10 +100,12 @@ func (s *Service) ListMentions(ctx context.Context, req *switchboardv1.ListMenti
 		found, err = s.people(ctx, m, p.UserID)
 	case "agents":
 		found, err = s.agents(ctx, m, p.UserID)
+	case "teams":
+		found, err = s.teams(ctx, m, p.UserID)
 	case "commands":
 		found = commands(m, s.commandList())
 	}
-	// teams and channels: none exist until teams land.
+	// channels: none exist.
 	if err != nil {
 		return nil, err
 	}
@@ -219,6 +225,46 @@ func (s *Service) agents(ctx context.Context, m matcher, userID string) ([]ranke
 	for _, a := range rows {
 		out = append(out, ranked{tier(m.needle, a.Name, a.Slug), &switchboardv1.Mention{
 			Id: a.ID, Name: a.Name, Subtitle: ptr("@" + a.Slug), Type: "agent",
+		}})
+	}
+	return out, nil
+}
+
+// teams are the teams the caller sees (RULINGS "Teams, projects, invites,
+// profiles": mentions list teams whose visibility allows it): those it is a
+// member of, whatever their visibility, and those every signed-in user here
+// sees (public and network), by name or handle; each with its member count.
+func (s *Service) teams(ctx context.Context, m matcher, userID string) ([]ranked, error) {
+	rows, err := s.DB.Team.Query().
+		Where(team.Or(profiles.TeamsSeen(profiles.Network), team.HasMembersWith(teammember.UserID(userID))),
+			m.where(team.FieldName, team.FieldHandle)).
+		Order(m.order(team.FieldName, team.FieldID, team.FieldName, team.FieldHandle)).
+		Limit(MentionLimit).
+		All(ctx)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	for i, t := range rows {
+		ids[i] = t.ID
+	}
+	var counts []struct {
+		TeamID string `json:"team_id"`
+		Count  int    `json:"count"`
+	}
+	if err := s.DB.TeamMember.Query().Where(teammember.TeamIDIn(ids...)).GroupBy(teammember.FieldTeamID).
+		Aggregate(ent.Count()).Scan(ctx, &counts); err != nil {
+		return nil, err
+	}
+	members := map[string]int32{}
+	for _, c := range counts {
+		members[c.TeamID] = int32(c.Count)
+	}
+	out := make([]ranked, 0, len(rows))
+	for _, t := range rows {
+		n := members[t.ID]
+		out = append(out, ranked{tier(m.needle, t.Name, t.Handle), &switchboardv1.Mention{
+			Id: t.ID, Name: t.Name, Avatar: t.AvatarURL, Subtitle: ptr("@" + t.Handle), Type: "team", MemberCount: &n,
 		}})
 	}
 	return out, nil

@@ -148,4 +148,10 @@ var InboundPaths = []string{
 	"/api/federation/mcp",
 	"/api/federation/card-status",
 	"/" + switchboardv1connect.NetworkSharePeerServiceName + "/",
+	// The profile pages a peer reads with its token (issue 28), audited
+	// only then: anyone else's read is no federation call. A team's profile
+	// is /api/teams/{id}/profile; no other team route takes a peer's token.
+	"PEER /api/profiles/",
+	"PEER /api/teams/",
+	"PEER /" + switchboardv1connect.ProfileServiceName + "/",
 }

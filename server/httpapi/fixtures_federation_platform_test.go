@@ -72,12 +72,20 @@ func federationPlatformFixtures() []fixture {
 				Id: "ckx5f0a1b0000qzrmuseraaa1", Username: "ada", Name: "Ada Lovelace", Avatar: proto.String("https://img.example/ada.png"),
 				InstanceUrl: proto.String("https://hub.example"), Counts: &switchboardv1.DiscoverCounts{Agents: 2},
 			}},
-			Teams:  []*switchboardv1.DiscoverTeam{},
+			Teams: []*switchboardv1.DiscoverTeam{{
+				Id: "ckx2t0e1a0000qzrmteamaaaa1", Name: "Ops \"Night\" <crew>", Handle: "ops-night-crew",
+				AvatarUrl: proto.String("https://cdn.example.com/ops.png"), Description: proto.String("Who keeps the lights on"),
+				InstanceUrl: proto.String("https://hub.example"),
+			}},
 			Agents: []*switchboardv1.DiscoverAgent{fullAgent, sparseAgent},
-			Totals: &switchboardv1.DiscoverTotals{Profiles: 1, Agents: 2}, Limit: 50, Authenticated: true,
+			Totals: &switchboardv1.DiscoverTotals{Profiles: 1, Teams: 1, Agents: 2}, Limit: 50, Authenticated: true,
 			InstanceUrl: proto.String("https://hub.example"),
 			Network:     &switchboardv1.NetworkStats{Instances: 4, Users: 57, Agents: 19},
-			Note:        proto.String("teams do not exist on this instance yet: the teams list is always empty"),
+		}),
+		single("DiscoverNetworkResponse", "teams", &switchboardv1.DiscoverNetworkResponse{
+			Type: "teams", Profiles: []*switchboardv1.DiscoverProfile{}, Agents: []*switchboardv1.DiscoverAgent{},
+			Teams:  []*switchboardv1.DiscoverTeam{{Id: "ckx2t0e2b0001qzrmteamaaaa2", Name: "Core", Handle: "core"}},
+			Totals: &switchboardv1.DiscoverTotals{Teams: 2}, Limit: 1, Offset: 1,
 		}),
 		single("DiscoverNetworkResponse", "public", &switchboardv1.DiscoverNetworkResponse{
 			Type: "agents", Profiles: []*switchboardv1.DiscoverProfile{}, Teams: []*switchboardv1.DiscoverTeam{},

@@ -131,6 +131,7 @@ func coreFixtures() []fixture {
 				{Service: "webhook_push", Url: "https://hooks.example.com/switchboard", SecretSet: true},
 				{Service: "webhook_push", Url: "https://ops.example.org/in?team=7", SecretSet: true},
 			},
+			ProfileVisibility: "network", Bio: "Runs the <night> shift & \"more\"",
 		}),
 		single("GetSettingsResponse", "sparse", &switchboardv1.GetSettingsResponse{Mode: "cockpit"}),
 
@@ -138,6 +139,10 @@ func coreFixtures() []fixture {
 			QueueAutoApprove: proto.Bool(true), Mode: proto.String("cockpit"),
 		}),
 		single("UpdateSettingsResponse", "sparse", &switchboardv1.UpdateSettingsResponse{}),
+		// The profile's fields answer as applied; an emptied bio is "".
+		single("UpdateSettingsResponse", "profile", &switchboardv1.UpdateSettingsResponse{
+			ProfileVisibility: proto.String("private"), Bio: proto.String(""),
+		}),
 		// Supplied serviceKeys answer the stored list, without secrets.
 		single("UpdateSettingsResponse", "service_keys", &switchboardv1.UpdateSettingsResponse{
 			ServiceKeys: []*switchboardv1.ServiceKey{

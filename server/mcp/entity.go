@@ -20,7 +20,8 @@ import (
 
 // surfaces are entity_resolve's, in document 2's order. Those whose system
 // does not exist yet answer [] (docs/decisions.md "MCP"); events are the
-// notifications the operator network delivered.
+// notifications the operator network delivered; team_members the members of
+// the caller's teams.
 var surfaces = []string{"contacts", "connections", "cards", "events", "emails", "relays", "team_members"}
 
 // match is one entity found: how well it matched, what it is, and the
@@ -81,7 +82,7 @@ func entityTool(s *Server) *tool {
 	most := 1000
 	return &tool{
 		name: "entity_resolve", title: "Resolve an entity", readOnly: true,
-		description: "Finds what a name refers to across the operator's surfaces (contacts, connections, cards, events: the notifications connections sent, relays), best match first. A surface the key has no scope for, or that does not exist yet (emails, team members), answers [].",
+		description: "Finds what a name refers to across the operator's surfaces (contacts, connections, cards, events: the notifications connections sent, relays), best match first; team_members are the members of the operator's teams. A surface the key has no scope for, or that does not exist yet (emails), answers [].",
 		input: object([]string{"query"}, map[string]*jsonschema.Schema{
 			"query":    {Type: "string", MaxLength: &most, Description: "the name or words to resolve"},
 			"surfaces": {Type: "array", Items: &jsonschema.Schema{Type: "string", Enum: surfaceEnum}, Description: "where to look; all when absent"},
@@ -132,6 +133,10 @@ func entityTool(s *Server) *tool {
 				// own): its events are the network's, so they need its scope.
 				case surface == "events" && s.cfg.Network != nil && may(c.NetworkServiceListActiveConnectionsProcedure):
 					if found, err = s.resolveEvents(ctx, a.Query); err != nil {
+						return nil, err
+					}
+				case surface == "team_members" && s.cfg.Teams != nil && may(c.TeamServiceGetTeamProcedure):
+					if found, err = s.resolveTeamMembers(ctx, a.Query); err != nil {
 						return nil, err
 					}
 				case surface == "cards" && may(c.KanbanServiceListCardsProcedure):
@@ -221,6 +226,43 @@ func (s *Server) resolveContacts(ctx context.Context, query string) ([]match, er
 	}, func(c *switchboardv1.Contact) (string, string, []string) {
 		return c.GetId(), c.GetName(), []string{c.GetName(), c.GetEmail(), c.GetCompany()}
 	})
+}
+
+// resolveTeamMembers finds the members of the caller's teams (the first
+// contactPages pages of its team list) by name or username, each member
+// once (from the newest team that has them) and the caller too; the row is
+// the member as GetTeam answers it.
+func (s *Server) resolveTeamMembers(ctx context.Context, query string) ([]match, error) {
+	var (
+		found []match
+		seen  = map[string]bool{}
+	)
+	for page := range int32(contactPages) {
+		res, err := input.Call(ctx, s.cfg.Teams.ListTeams, &switchboardv1.ListTeamsRequest{Limit: 100, Offset: page * 100})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range res.GetTeams() {
+			detail, err := input.Call(ctx, s.cfg.Teams.GetTeam, &switchboardv1.GetTeamRequest{Id: t.GetId()})
+			if err != nil {
+				return nil, err
+			}
+			members := slices.DeleteFunc(detail.GetMembers(), func(m *switchboardv1.TeamMember) bool {
+				fresh := !seen[m.GetMemberId()]
+				seen[m.GetMemberId()] = true
+				return !fresh
+			})
+			if found, err = matchRows(found, query, members, func(m *switchboardv1.TeamMember) (string, string, []string) {
+				return m.GetMemberId(), m.GetName(), []string{m.GetName(), m.GetUsername()}
+			}); err != nil {
+				return nil, err
+			}
+		}
+		if len(res.GetTeams()) < 100 {
+			break
+		}
+	}
+	return found, nil
 }
 
 // resolveConnections finds the operator's active connections (what a key

@@ -59,6 +59,8 @@ type Services struct {
 	Capabilities switchboardv1connect.CapabilityServiceHandler
 	Network      Network
 	Relays       Relays
+	// Teams answers entity_resolve's team_members (groups.Service).
+	Teams switchboardv1connect.TeamServiceHandler
 }
 
 // Config is what the door needs.

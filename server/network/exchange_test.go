@@ -224,6 +224,13 @@ func TestMentionsVisibleToTheNetwork(t *testing.T) {
 	link(b.SignUp("carol"), "https://c.example", networkconnection.StatusActive)
 	link(b.SignUp("dan"), a.URL, networkconnection.StatusPending)
 	b.SignUp("erin")
+	// A private profile is not the network's to see; a network one is
+	// (RULINGS "Who a peer's mention search sees").
+	for name, visibility := range map[string]string{"fay": "private", "gus": "network"} {
+		u := b.SignUp(name)
+		link(u, a.URL, networkconnection.StatusActive)
+		servertest.WantStatus(t, u.Session.Do(http.MethodPatch, "/api/v2/settings", map[string]any{"profileVisibility": visibility}), http.StatusOK)
+	}
 	token := tokenFor(t, a, aID)
 	search := func(prefix string) []string {
 		t.Helper()
@@ -236,19 +243,19 @@ func TestMentionsVisibleToTheNetwork(t *testing.T) {
 		}
 		return names
 	}
-	if got := search(""); len(got) != 10 || got[0] != "bob" || got[9] != "user08" {
+	if got := search(""); len(got) != 10 || got[0] != "bob" || got[1] != "gus" || got[9] != "user07" {
 		t.Fatalf("first ten: %v", got)
 	}
 	if got := search("USER1"); strings.Join(got, ",") != "user10,user11" {
 		t.Fatalf("prefix user1: %v", got)
 	}
-	for _, hidden := range []string{"carol", "dan", "erin"} {
+	for _, hidden := range []string{"carol", "dan", "erin", "fay"} {
 		if got := search(hidden); len(got) != 0 {
 			t.Fatalf("%s is visible: %v", hidden, got)
 		}
 	}
 	servertest.WantError(t, b.Anonymous().Do(http.MethodGet, "/api/federation/mentions?prefix=b", nil), http.StatusUnauthorized)
-	if n := b.audited(t, federationauditlog.DirectionInbound, "/api/federation/mentions"); n != 6 {
+	if n := b.audited(t, federationauditlog.DirectionInbound, "/api/federation/mentions"); n != 7 {
 		t.Fatalf("B's audited mention searches: %d", n)
 	}
 

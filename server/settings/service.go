@@ -14,6 +14,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -56,6 +57,8 @@ func (s *Service) GetSettings(ctx context.Context, _ *switchboardv1.GetSettingsR
 		OnboardingComplete: row.OnboardingComplete,
 		OnboardingPhase:    row.OnboardingPhase,
 		ServiceKeys:        view(row.ServiceKeys),
+		ProfileVisibility:  string(row.ProfileVisibility),
+		Bio:                row.Bio,
 	}
 	if row.AssistantName != "" {
 		res.AssistantName = &row.AssistantName
@@ -77,11 +80,14 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 		return nil, err
 	}
 	setKeys := len(req.GetServiceKeys()) > 0
-	if req.QueueAutoApprove == nil && req.Mode == nil && !setKeys && !clearKeys {
+	if req.QueueAutoApprove == nil && req.Mode == nil && !setKeys && !clearKeys && req.ProfileVisibility == nil && req.Bio == nil {
 		if req.ServiceKeys != nil {
 			return nil, apperr.Invalid("serviceKeys is empty: to remove every service, name serviceKeys in clearFields")
 		}
-		return nil, apperr.Invalid("no supported field supplied: send queueAutoApprove, mode, serviceKeys or clearFields")
+		return nil, apperr.Invalid("no supported field supplied: send queueAutoApprove, mode, serviceKeys, profileVisibility, bio or clearFields")
+	}
+	if req.ProfileVisibility != nil && req.GetProfileVisibility() == "" {
+		return nil, apperr.Invalid("profileVisibility must be one of %s", strings.Join(vocab.Values("profile_visibility"), ", "))
 	}
 	// Before the transaction: the address check may wait on DNS.
 	if err := checkServiceKeys(ctx, req.GetServiceKeys(), s.Egress); err != nil {
@@ -99,6 +105,17 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 			upd.SetQueueAutoApprove(req.GetQueueAutoApprove())
 			res.QueueAutoApprove = req.QueueAutoApprove
 			applied = append(applied, fmt.Sprintf("queueAutoApprove=%t", req.GetQueueAutoApprove()))
+		}
+		if req.ProfileVisibility != nil {
+			upd.SetProfileVisibility(setting.ProfileVisibility(req.GetProfileVisibility()))
+			res.ProfileVisibility = req.ProfileVisibility
+			applied = append(applied, "profileVisibility="+req.GetProfileVisibility())
+		}
+		if req.Bio != nil {
+			upd.SetBio(req.GetBio())
+			res.Bio = req.Bio
+			// Not the text: the feed is shown around.
+			applied = append(applied, "bio updated")
 		}
 		switch {
 		case setKeys:

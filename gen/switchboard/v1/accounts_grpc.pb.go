@@ -47,7 +47,10 @@ type AccountServiceClient interface {
 	Logout(ctx context.Context, in *LogoutRequest, opts ...grpc.CallOption) (*LogoutResponse, error)
 	// CheckUsername tells whether a username can be taken.
 	CheckUsername(ctx context.Context, in *CheckUsernameRequest, opts ...grpc.CallOption) (*CheckUsernameResponse, error)
-	// ResolveUsers maps handles to users; the REST form is the bare map.
+	// ResolveUsers maps handles to users and teams (one namespace); the REST
+	// form is the bare map. Anonymous callers get only public profiles and
+	// teams; a session or key of this instance also network ones, its own
+	// account and its own teams.
 	ResolveUsers(ctx context.Context, in *ResolveUsersRequest, opts ...grpc.CallOption) (*ResolveUsersResponse, error)
 }
 
@@ -148,7 +151,10 @@ type AccountServiceServer interface {
 	Logout(context.Context, *LogoutRequest) (*LogoutResponse, error)
 	// CheckUsername tells whether a username can be taken.
 	CheckUsername(context.Context, *CheckUsernameRequest) (*CheckUsernameResponse, error)
-	// ResolveUsers maps handles to users; the REST form is the bare map.
+	// ResolveUsers maps handles to users and teams (one namespace); the REST
+	// form is the bare map. Anonymous callers get only public profiles and
+	// teams; a session or key of this instance also network ones, its own
+	// account and its own teams.
 	ResolveUsers(context.Context, *ResolveUsersRequest) (*ResolveUsersResponse, error)
 }
 

@@ -700,8 +700,9 @@ type DiscoverNetworkRequest struct {
 	// Per list: 1 to 200; 0 or absent means 50.
 	Limit  int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
 	Offset int32 `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
-	// Substring of a profile's username or name, or of a listing's name, slug,
-	// description, developer name or task types; ASCII case is ignored.
+	// Substring of a profile's username or name, a team's handle or name, or
+	// of a listing's name, slug, description, developer name or task types;
+	// ASCII case is ignored.
 	Q             string `protobuf:"bytes,4,opt,name=q,proto3" json:"q,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -921,14 +922,18 @@ func (x *DiscoverProfile) GetCounts() *DiscoverCounts {
 	return nil
 }
 
-// DiscoverTeam is a team's public profile (teams do not exist yet: the list
-// is always empty).
+// DiscoverTeam is a public team's profile (its page is GET
+// /api/teams/{id}/profile).
 type DiscoverTeam struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Description   *string                `protobuf:"bytes,3,opt,name=description,proto3,oneof" json:"description,omitempty"`
-	InstanceUrl   *string                `protobuf:"bytes,4,opt,name=instance_url,json=instanceUrl,proto3,oneof" json:"instance_url,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Id          string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name        string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Description *string                `protobuf:"bytes,3,opt,name=description,proto3,oneof" json:"description,omitempty"`
+	// Platform token only: where the team lives.
+	InstanceUrl *string `protobuf:"bytes,4,opt,name=instance_url,json=instanceUrl,proto3,oneof" json:"instance_url,omitempty"`
+	// In the usernames' namespace.
+	Handle        string  `protobuf:"bytes,5,opt,name=handle,proto3" json:"handle,omitempty"`
+	AvatarUrl     *string `protobuf:"bytes,6,opt,name=avatar_url,json=avatarUrl,proto3,oneof" json:"avatar_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -987,6 +992,20 @@ func (x *DiscoverTeam) GetDescription() string {
 func (x *DiscoverTeam) GetInstanceUrl() string {
 	if x != nil && x.InstanceUrl != nil {
 		return *x.InstanceUrl
+	}
+	return ""
+}
+
+func (x *DiscoverTeam) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *DiscoverTeam) GetAvatarUrl() string {
+	if x != nil && x.AvatarUrl != nil {
+		return *x.AvatarUrl
 	}
 	return ""
 }
@@ -1267,7 +1286,8 @@ type DiscoverNetworkResponse struct {
 	// Platform token only: this hub's address and its network's numbers.
 	InstanceUrl *string       `protobuf:"bytes,9,opt,name=instance_url,json=instanceUrl,proto3,oneof" json:"instance_url,omitempty"`
 	Network     *NetworkStats `protobuf:"bytes,10,opt,name=network,proto3,oneof" json:"network,omitempty"`
-	// Why a list is empty by design (teams), when it is asked for.
+	// Why a list is empty by design, when it is asked for; no list is
+	// today (teams exist), so it is always absent.
 	Note          *string `protobuf:"bytes,11,opt,name=note,proto3,oneof" json:"note,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1576,14 +1596,18 @@ const file_switchboard_v1_federation_platform_proto_rawDesc = "" +
 	"\x06counts\x18\x06 \x01(\v2\x1e.switchboard.v1.DiscoverCountsH\x02R\x06counts\x88\x01\x01B\t\n" +
 	"\a_avatarB\x0f\n" +
 	"\r_instance_urlB\t\n" +
-	"\a_counts\"\xa2\x01\n" +
+	"\a_counts\"\xed\x01\n" +
 	"\fDiscoverTeam\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12%\n" +
 	"\vdescription\x18\x03 \x01(\tH\x00R\vdescription\x88\x01\x01\x12&\n" +
-	"\finstance_url\x18\x04 \x01(\tH\x01R\vinstanceUrl\x88\x01\x01B\x0e\n" +
+	"\finstance_url\x18\x04 \x01(\tH\x01R\vinstanceUrl\x88\x01\x01\x12\x16\n" +
+	"\x06handle\x18\x05 \x01(\tR\x06handle\x12\"\n" +
+	"\n" +
+	"avatar_url\x18\x06 \x01(\tH\x02R\tavatarUrl\x88\x01\x01B\x0e\n" +
 	"\f_descriptionB\x0f\n" +
-	"\r_instance_url\"\xc4\x06\n" +
+	"\r_instance_urlB\r\n" +
+	"\v_avatar_url\"\xc4\x06\n" +
 	"\rDiscoverAgent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +

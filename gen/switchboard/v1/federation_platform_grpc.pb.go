@@ -49,8 +49,9 @@ type FederationPlatformServiceClient interface {
 	// spokes' listings (without endpoints, credentials or passwords), newest
 	// first, paged; an instance whose store participation is off is hidden.
 	BrowseFederation(ctx context.Context, in *BrowseFederationRequest, opts ...grpc.CallOption) (*BrowseFederationResponse, error)
-	// DiscoverNetwork lists the hub's public profiles, teams and active store
-	// listings, each list paged by limit and offset. With a valid platform
+	// DiscoverNetwork lists the hub's public profiles and public teams (by
+	// their visibility settings) and active store listings, each list paged by
+	// limit and offset. With a valid platform
 	// token the answer adds the instance URL of each entry, per-entry counts
 	// and the network's totals. Limited per client address.
 	DiscoverNetwork(ctx context.Context, in *DiscoverNetworkRequest, opts ...grpc.CallOption) (*DiscoverNetworkResponse, error)
@@ -128,8 +129,9 @@ type FederationPlatformServiceServer interface {
 	// spokes' listings (without endpoints, credentials or passwords), newest
 	// first, paged; an instance whose store participation is off is hidden.
 	BrowseFederation(context.Context, *BrowseFederationRequest) (*BrowseFederationResponse, error)
-	// DiscoverNetwork lists the hub's public profiles, teams and active store
-	// listings, each list paged by limit and offset. With a valid platform
+	// DiscoverNetwork lists the hub's public profiles and public teams (by
+	// their visibility settings) and active store listings, each list paged by
+	// limit and offset. With a valid platform
 	// token the answer adds the instance URL of each entry, per-entry counts
 	// and the network's totals. Limited per client address.
 	DiscoverNetwork(context.Context, *DiscoverNetworkRequest) (*DiscoverNetworkResponse, error)

@@ -71,7 +71,13 @@ type GetSettingsResponse struct {
 	OnboardingPhase    int32   `protobuf:"varint,6,opt,name=onboarding_phase,json=onboardingPhase,proto3" json:"onboarding_phase,omitempty"`
 	// Configured outside services; the secret is write-only, so only whether
 	// one is set is shown. [] when none.
-	ServiceKeys   []*ServiceKey `protobuf:"bytes,7,rep,name=service_keys,json=serviceKeys,proto3" json:"service_keys,omitempty"`
+	ServiceKeys []*ServiceKey `protobuf:"bytes,7,rep,name=service_keys,json=serviceKeys,proto3" json:"service_keys,omitempty"`
+	// Who may see the profile (GET /api/profiles/{userId}): public (default),
+	// private (only the user) or network (signed-in users here and connected
+	// peers).
+	ProfileVisibility string `protobuf:"bytes,8,opt,name=profile_visibility,json=profileVisibility,proto3" json:"profile_visibility,omitempty"`
+	// The profile's text; "" when none.
+	Bio           string `protobuf:"bytes,9,opt,name=bio,proto3" json:"bio,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -153,6 +159,20 @@ func (x *GetSettingsResponse) GetServiceKeys() []*ServiceKey {
 		return x.ServiceKeys
 	}
 	return nil
+}
+
+func (x *GetSettingsResponse) GetProfileVisibility() string {
+	if x != nil {
+		return x.ProfileVisibility
+	}
+	return ""
+}
+
+func (x *GetSettingsResponse) GetBio() string {
+	if x != nil {
+		return x.Bio
+	}
+	return ""
 }
 
 // ServiceKey is one configured outside service as the settings show it.
@@ -297,7 +317,11 @@ type UpdateSettingsRequest struct {
 	ServiceKeys []*ServiceKeyInput `protobuf:"bytes,3,rep,name=service_keys,json=serviceKeys,proto3" json:"service_keys,omitempty"`
 	// The JSON names of fields to empty. Allowed: serviceKeys. Any other name,
 	// or a field also supplied in the same request, is refused (400).
-	ClearFields   []string `protobuf:"bytes,4,rep,name=clear_fields,json=clearFields,proto3" json:"clear_fields,omitempty"`
+	ClearFields []string `protobuf:"bytes,4,rep,name=clear_fields,json=clearFields,proto3" json:"clear_fields,omitempty"`
+	// public, private or network.
+	ProfileVisibility *string `protobuf:"bytes,5,opt,name=profile_visibility,json=profileVisibility,proto3,oneof" json:"profile_visibility,omitempty"`
+	// The profile's text; "" empties it.
+	Bio           *string `protobuf:"bytes,6,opt,name=bio,proto3,oneof" json:"bio,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -360,6 +384,20 @@ func (x *UpdateSettingsRequest) GetClearFields() []string {
 	return nil
 }
 
+func (x *UpdateSettingsRequest) GetProfileVisibility() string {
+	if x != nil && x.ProfileVisibility != nil {
+		return *x.ProfileVisibility
+	}
+	return ""
+}
+
+func (x *UpdateSettingsRequest) GetBio() string {
+	if x != nil && x.Bio != nil {
+		return *x.Bio
+	}
+	return ""
+}
+
 // UpdateSettingsResponse carries only the fields the request supplied.
 type UpdateSettingsResponse struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
@@ -368,9 +406,11 @@ type UpdateSettingsResponse struct {
 	// The configured services after a supplied serviceKeys (secrets never shown).
 	ServiceKeys []*ServiceKey `protobuf:"bytes,3,rep,name=service_keys,json=serviceKeys,proto3" json:"service_keys,omitempty"`
 	// The cleared fields, as the request named them (de-duplicated).
-	ClearFields   []string `protobuf:"bytes,4,rep,name=clear_fields,json=clearFields,proto3" json:"clear_fields,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ClearFields       []string `protobuf:"bytes,4,rep,name=clear_fields,json=clearFields,proto3" json:"clear_fields,omitempty"`
+	ProfileVisibility *string  `protobuf:"bytes,5,opt,name=profile_visibility,json=profileVisibility,proto3,oneof" json:"profile_visibility,omitempty"`
+	Bio               *string  `protobuf:"bytes,6,opt,name=bio,proto3,oneof" json:"bio,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *UpdateSettingsResponse) Reset() {
@@ -431,12 +471,26 @@ func (x *UpdateSettingsResponse) GetClearFields() []string {
 	return nil
 }
 
+func (x *UpdateSettingsResponse) GetProfileVisibility() string {
+	if x != nil && x.ProfileVisibility != nil {
+		return *x.ProfileVisibility
+	}
+	return ""
+}
+
+func (x *UpdateSettingsResponse) GetBio() string {
+	if x != nil && x.Bio != nil {
+		return *x.Bio
+	}
+	return ""
+}
+
 var File_switchboard_v1_settings_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\n" +
 	"\x1dswitchboard/v1/settings.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cswitchboard/v1/options.proto\"\x14\n" +
-	"\x12GetSettingsRequest\"\xd6\x02\n" +
+	"\x12GetSettingsRequest\"\xaf\x03\n" +
 	"\x13GetSettingsResponse\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12,\n" +
 	"\x12queue_auto_approve\x18\x02 \x01(\bR\x10queueAutoApprove\x12*\n" +
@@ -444,7 +498,9 @@ const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\rgoals_enabled\x18\x04 \x01(\bR\fgoalsEnabled\x12/\n" +
 	"\x13onboarding_complete\x18\x05 \x01(\bR\x12onboardingComplete\x12)\n" +
 	"\x10onboarding_phase\x18\x06 \x01(\x05R\x0fonboardingPhase\x12=\n" +
-	"\fservice_keys\x18\a \x03(\v2\x1a.switchboard.v1.ServiceKeyR\vserviceKeysB\x11\n" +
+	"\fservice_keys\x18\a \x03(\v2\x1a.switchboard.v1.ServiceKeyR\vserviceKeys\x12E\n" +
+	"\x12profile_visibility\x18\b \x01(\tB\x16\xba\xf5\x18\x12profile_visibilityR\x11profileVisibility\x12\x10\n" +
+	"\x03bio\x18\t \x01(\tR\x03bioB\x11\n" +
 	"\x0f_assistant_name\"d\n" +
 	"\n" +
 	"ServiceKey\x12%\n" +
@@ -456,21 +512,29 @@ const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\aservice\x18\x01 \x01(\tB\x13\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\aserviceR\aservice\x12\x1a\n" +
 	"\x03url\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10R\x03url\x12%\n" +
 	"\x06secret\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x00R\x06secret\x88\x01\x01B\t\n" +
-	"\a_secret\"\x8e\x02\n" +
+	"\a_secret\"\xa1\x03\n" +
 	"\x15UpdateSettingsRequest\x121\n" +
 	"\x12queue_auto_approve\x18\x01 \x01(\bH\x00R\x10queueAutoApprove\x88\x01\x01\x12!\n" +
 	"\x04mode\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x01R\x04mode\x88\x01\x01\x12L\n" +
 	"\fservice_keys\x18\x03 \x03(\v2\x1f.switchboard.v1.ServiceKeyInputB\b\xbaH\x05\x92\x01\x02\x102R\vserviceKeys\x121\n" +
-	"\fclear_fields\x18\x04 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10d\"\x04r\x02\x18@R\vclearFieldsB\x15\n" +
+	"\fclear_fields\x18\x04 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10d\"\x04r\x02\x18@R\vclearFields\x12Q\n" +
+	"\x12profile_visibility\x18\x05 \x01(\tB\x1d\xbaH\x04r\x02\x18d\xba\xf5\x18\x12profile_visibilityH\x02R\x11profileVisibility\x88\x01\x01\x12\x1f\n" +
+	"\x03bio\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fH\x03R\x03bio\x88\x01\x01B\x15\n" +
 	"\x13_queue_auto_approveB\a\n" +
-	"\x05_mode\"\xec\x01\n" +
+	"\x05_modeB\x15\n" +
+	"\x13_profile_visibilityB\x06\n" +
+	"\x04_bio\"\xee\x02\n" +
 	"\x16UpdateSettingsResponse\x121\n" +
 	"\x12queue_auto_approve\x18\x01 \x01(\bH\x00R\x10queueAutoApprove\x88\x01\x01\x12\x17\n" +
 	"\x04mode\x18\x02 \x01(\tH\x01R\x04mode\x88\x01\x01\x12=\n" +
 	"\fservice_keys\x18\x03 \x03(\v2\x1a.switchboard.v1.ServiceKeyR\vserviceKeys\x12!\n" +
-	"\fclear_fields\x18\x04 \x03(\tR\vclearFields:\x04\xd0\xf3\x18\x01B\x15\n" +
+	"\fclear_fields\x18\x04 \x03(\tR\vclearFields\x12J\n" +
+	"\x12profile_visibility\x18\x05 \x01(\tB\x16\xba\xf5\x18\x12profile_visibilityH\x02R\x11profileVisibility\x88\x01\x01\x12\x15\n" +
+	"\x03bio\x18\x06 \x01(\tH\x03R\x03bio\x88\x01\x01:\x04\xd0\xf3\x18\x01B\x15\n" +
 	"\x13_queue_auto_approveB\a\n" +
-	"\x05_mode2\xbb\x02\n" +
+	"\x05_modeB\x15\n" +
+	"\x13_profile_visibilityB\x06\n" +
+	"\x04_bio2\xbb\x02\n" +
 	"\x0fSettingsService\x12\x82\x01\n" +
 	"\vGetSettings\x12\".switchboard.v1.GetSettingsRequest\x1a#.switchboard.v1.GetSettingsResponse\"*\xda\xf3\x18\x0e\x12\x02\x01\x02\x1a\bsettings\x82\xd3\xe4\x93\x02\x12\x12\x10/api/v2/settings\x12\xa2\x01\n" +
 	"\x0eUpdateSettings\x12%.switchboard.v1.UpdateSettingsRequest\x1a&.switchboard.v1.UpdateSettingsResponse\"A\xda\xf3\x18\x0e\x12\x02\x01\x02\x1a\bsettings\x82\xd3\xe4\x93\x02):\x01*Z\x12:\x01*\x1a\r/api/settings2\x10/api/v2/settingsBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x96S\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xe8S\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -534,6 +534,10 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x05store\x12\tThe store\x12;\n" +
 	"\aunknown\x120Unknown (written before provenance was recorded)\xb2\xf5\x18K\n" +
 	"\x0fteam_visibility\x12\x10\n" +
+	"\x06public\x12\x06Public\x12\x12\n" +
+	"\aprivate\x12\aPrivate\x12\x12\n" +
+	"\anetwork\x12\aNetwork\xb2\xf5\x18N\n" +
+	"\x12profile_visibility\x12\x10\n" +
 	"\x06public\x12\x06Public\x12\x12\n" +
 	"\aprivate\x12\aPrivate\x12\x12\n" +
 	"\anetwork\x12\aNetwork\xb2\xf5\x18=\n" +

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -21,6 +22,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/page"
+	"github.com/switchboard-hq/switchboard/server/profiles"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
 
@@ -32,10 +34,6 @@ const (
 
 // DiscoverTypes are discover's `type` values; all is the default.
 var DiscoverTypes = vocab.Values("discover_type")
-
-// noTeams is discover's note while teams do not exist (docs/decisions.md
-// "Federation platform routes (issue 14)").
-const noTeams = "teams do not exist on this instance yet: the teams list is always empty"
 
 // ValidatePayment answers the fee check of a spoke's paid transaction
 // (RULINGS "Federation: instances and the platform", validate-payment).
@@ -160,7 +158,9 @@ func (h *Platform) DiscoverNetwork(ctx context.Context, req *switchboardv1.Disco
 		}
 	}
 	if kind == string(vocab.DiscoverTypeAll) || kind == string(vocab.DiscoverTypeTeams) {
-		out.Note = proto.String(noTeams)
+		if err := h.discoverTeams(ctx, out, folded, limit, offset, rich); err != nil {
+			return nil, err
+		}
 	}
 	if kind == string(vocab.DiscoverTypeAll) || kind == string(vocab.DiscoverTypeAgents) {
 		if err := h.discoverAgents(ctx, out, folded, limit, offset, rich); err != nil {
@@ -170,12 +170,14 @@ func (h *Platform) DiscoverNetwork(ctx context.Context, req *switchboardv1.Disco
 	return out, nil
 }
 
-// discoverProfiles pages the public profiles: every account, since profiles
-// are public by default and no visibility setting exists yet (document 2,
-// "Profiles … are public by default"). A profile shows its id, username,
-// name and avatar; never its email or role.
+// discoverProfiles pages the public profiles: the accounts whose
+// profileVisibility is public (the default; a platform token is an
+// instance, not a signed-in user or a connected peer, so it sees no network
+// profile). A profile shows its id, username, name and avatar; never its
+// email or role.
 func (h *Platform) discoverProfiles(ctx context.Context, out *switchboardv1.DiscoverNetworkResponse, folded string, limit, offset int, rich bool) error {
 	where := user.And(predicate.User(db.ContainsFolded(h.hub.DB.Dialect, folded, user.FieldUsername, user.FieldName)),
+		profiles.UsersSeen(profiles.Anonymous),
 		user.Not(user.EmailHasSuffix("@"+instanceAccountDomain))) // the spokes' accounts are not people
 	total, err := h.hub.DB.User.Query().Where(where).Count(ctx)
 	if err != nil {
@@ -218,6 +220,34 @@ func (h *Platform) discoverProfiles(ctx context.Context, out *switchboardv1.Disc
 			}
 		}
 		out.Profiles = append(out.Profiles, p)
+	}
+	return nil
+}
+
+// discoverTeams pages the public teams by handle: id, name, handle, avatar
+// and description; a platform token adds where each lives.
+func (h *Platform) discoverTeams(ctx context.Context, out *switchboardv1.DiscoverNetworkResponse, folded string, limit, offset int, rich bool) error {
+	where := team.And(predicate.Team(db.ContainsFolded(h.hub.DB.Dialect, folded, team.FieldHandle, team.FieldName)),
+		profiles.TeamsSeen(profiles.Anonymous))
+	total, err := h.hub.DB.Team.Query().Where(where).Count(ctx)
+	if err != nil {
+		return err
+	}
+	out.Totals.Teams = int32(total)
+	if offset >= total {
+		return nil
+	}
+	rows, err := h.hub.DB.Team.Query().Where(where).Order(ent.Asc(team.FieldHandle), ent.Asc(team.FieldID)).
+		Offset(offset).Limit(limit).All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		t := &switchboardv1.DiscoverTeam{Id: r.ID, Name: r.Name, Handle: r.Handle, AvatarUrl: r.AvatarURL, Description: r.Description}
+		if rich && h.hub.PublicURL != "" {
+			t.InstanceUrl = proto.String(h.hub.PublicURL)
+		}
+		out.Teams = append(out.Teams, t)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/profiles"
 )
 
 // MentionLimit caps the peers' mention search (document 2 "Limits":
@@ -21,7 +22,8 @@ const MentionLimit = 10
 // folded), by username. Visible to the network means holding an active
 // connection with a user of the caller's instance (docs/decisions.md "The
 // operator network: notifications, patterns and jobs"): a user who never
-// joined that instance's network is not shown to it.
+// joined that instance's network is not shown to it, nor is one whose
+// profileVisibility is private (RULINGS "Who a peer's mention search sees").
 func (s *Service) SearchNetworkMentions(ctx context.Context, req *switchboardv1.SearchNetworkMentionsRequest) (*switchboardv1.SearchNetworkMentionsResponse, error) {
 	row, err := s.core.FromActivePeer(ctx, "mentions", nil)
 	if err != nil {
@@ -29,7 +31,8 @@ func (s *Service) SearchNetworkMentions(ctx context.Context, req *switchboardv1.
 	}
 	prefix := strings.ToLower(strings.TrimSpace(req.GetPrefix()))
 	users, err := s.core.DB.User.Query().Where(user.HasNetworkConnectionsWith(
-		networkconnection.PeerInstanceURL(row.PeerInstanceURL), networkconnection.StatusEQ(networkconnection.StatusActive))).
+		networkconnection.PeerInstanceURL(row.PeerInstanceURL), networkconnection.StatusEQ(networkconnection.StatusActive)),
+		profiles.UsersSeen(profiles.Network)).
 		All(ctx)
 	if err != nil {
 		return nil, err

@@ -820,6 +820,14 @@ export const TeamVisibility = {
 } as const;
 export type TeamVisibility = (typeof TeamVisibility)[keyof typeof TeamVisibility];
 
+// The values of the vocabulary profile_visibility.
+export const ProfileVisibility = {
+  Public: "public",
+  Private: "private",
+  Network: "network",
+} as const;
+export type ProfileVisibility = (typeof ProfileVisibility)[keyof typeof ProfileVisibility];
+
 // The values of the vocabulary team_role.
 export const TeamRole = {
   Owner: "owner",

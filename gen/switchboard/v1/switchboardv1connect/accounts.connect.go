@@ -66,7 +66,10 @@ type AccountServiceClient interface {
 	Logout(context.Context, *v1.LogoutRequest) (*v1.LogoutResponse, error)
 	// CheckUsername tells whether a username can be taken.
 	CheckUsername(context.Context, *v1.CheckUsernameRequest) (*v1.CheckUsernameResponse, error)
-	// ResolveUsers maps handles to users; the REST form is the bare map.
+	// ResolveUsers maps handles to users and teams (one namespace); the REST
+	// form is the bare map. Anonymous callers get only public profiles and
+	// teams; a session or key of this instance also network ones, its own
+	// account and its own teams.
 	ResolveUsers(context.Context, *v1.ResolveUsersRequest) (*v1.ResolveUsersResponse, error)
 }
 
@@ -215,7 +218,10 @@ type AccountServiceHandler interface {
 	Logout(context.Context, *v1.LogoutRequest) (*v1.LogoutResponse, error)
 	// CheckUsername tells whether a username can be taken.
 	CheckUsername(context.Context, *v1.CheckUsernameRequest) (*v1.CheckUsernameResponse, error)
-	// ResolveUsers maps handles to users; the REST form is the bare map.
+	// ResolveUsers maps handles to users and teams (one namespace); the REST
+	// form is the bare map. Anonymous callers get only public profiles and
+	// teams; a session or key of this instance also network ones, its own
+	// account and its own teams.
 	ResolveUsers(context.Context, *v1.ResolveUsersRequest) (*v1.ResolveUsersResponse, error)
 }
 

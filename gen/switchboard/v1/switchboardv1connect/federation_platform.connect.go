@@ -64,8 +64,9 @@ type FederationPlatformServiceClient interface {
 	// spokes' listings (without endpoints, credentials or passwords), newest
 	// first, paged; an instance whose store participation is off is hidden.
 	BrowseFederation(context.Context, *v1.BrowseFederationRequest) (*v1.BrowseFederationResponse, error)
-	// DiscoverNetwork lists the hub's public profiles, teams and active store
-	// listings, each list paged by limit and offset. With a valid platform
+	// DiscoverNetwork lists the hub's public profiles and public teams (by
+	// their visibility settings) and active store listings, each list paged by
+	// limit and offset. With a valid platform
 	// token the answer adds the instance URL of each entry, per-entry counts
 	// and the network's totals. Limited per client address.
 	DiscoverNetwork(context.Context, *v1.DiscoverNetworkRequest) (*v1.DiscoverNetworkResponse, error)
@@ -169,8 +170,9 @@ type FederationPlatformServiceHandler interface {
 	// spokes' listings (without endpoints, credentials or passwords), newest
 	// first, paged; an instance whose store participation is off is hidden.
 	BrowseFederation(context.Context, *v1.BrowseFederationRequest) (*v1.BrowseFederationResponse, error)
-	// DiscoverNetwork lists the hub's public profiles, teams and active store
-	// listings, each list paged by limit and offset. With a valid platform
+	// DiscoverNetwork lists the hub's public profiles and public teams (by
+	// their visibility settings) and active store listings, each list paged by
+	// limit and offset. With a valid platform
 	// token the answer adds the instance URL of each entry, per-entry counts
 	// and the network's totals. Limited per client address.
 	DiscoverNetwork(context.Context, *v1.DiscoverNetworkRequest) (*v1.DiscoverNetworkResponse, error)

@@ -466,7 +466,10 @@ export const AccountService: GenService<{
     output: typeof CheckUsernameResponseSchema;
   },
   /**
-   * ResolveUsers maps handles to users; the REST form is the bare map.
+   * ResolveUsers maps handles to users and teams (one namespace); the REST
+   * form is the bare map. Anonymous callers get only public profiles and
+   * teams; a session or key of this instance also network ones, its own
+   * account and its own teams.
    *
    * @generated from rpc switchboard.v1.AccountService.ResolveUsers
    */

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/settings.proto.
  */
 export const file_switchboard_v1_settings: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zd2l0Y2hib2FyZC92MS9zZXR0aW5ncy5wcm90bxIOc3dpdGNoYm9hcmQudjEiFAoSR2V0U2V0dGluZ3NSZXF1ZXN0Iu8BChNHZXRTZXR0aW5nc1Jlc3BvbnNlEgwKBG1vZGUYASABKAkSGgoScXVldWVfYXV0b19hcHByb3ZlGAIgASgIEhsKDmFzc2lzdGFudF9uYW1lGAMgASgJSACIAQESFQoNZ29hbHNfZW5hYmxlZBgEIAEoCBIbChNvbmJvYXJkaW5nX2NvbXBsZXRlGAUgASgIEhgKEG9uYm9hcmRpbmdfcGhhc2UYBiABKAUSMAoMc2VydmljZV9rZXlzGAcgAygLMhouc3dpdGNoYm9hcmQudjEuU2VydmljZUtleUIRCg9fYXNzaXN0YW50X25hbWUiSwoKU2VydmljZUtleRIcCgdzZXJ2aWNlGAEgASgJQgu69RgHc2VydmljZRILCgN1cmwYAiABKAkSEgoKc2VjcmV0X3NldBgDIAEoCCJ4Cg9TZXJ2aWNlS2V5SW5wdXQSJAoHc2VydmljZRgBIAEoCUITukgFcgMY6Ae69RgHc2VydmljZRIVCgN1cmwYAiABKAlCCLpIBXIDGIAQEh0KBnNlY3JldBgDIAEoCUIIukgFcgMY6AdIAIgBAUIJCgdfc2VjcmV0ItwBChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSHwoScXVldWVfYXV0b19hcHByb3ZlGAEgASgISACIAQESGwoEbW9kZRgCIAEoCUIIukgFcgMY6AdIAYgBARI/CgxzZXJ2aWNlX2tleXMYAyADKAsyHy5zd2l0Y2hib2FyZC52MS5TZXJ2aWNlS2V5SW5wdXRCCLpIBZIBAhAyEiQKDGNsZWFyX2ZpZWxkcxgEIAMoCUIOukgLkgEIEGQiBHICGEBCFQoTX3F1ZXVlX2F1dG9fYXBwcm92ZUIHCgVfbW9kZSK6AQoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIfChJxdWV1ZV9hdXRvX2FwcHJvdmUYASABKAhIAIgBARIRCgRtb2RlGAIgASgJSAGIAQESMAoMc2VydmljZV9rZXlzGAMgAygLMhouc3dpdGNoYm9hcmQudjEuU2VydmljZUtleRIUCgxjbGVhcl9maWVsZHMYBCADKAk6BNDzGAFCFQoTX3F1ZXVlX2F1dG9fYXBwcm92ZUIHCgVfbW9kZTK7AgoPU2V0dGluZ3NTZXJ2aWNlEoIBCgtHZXRTZXR0aW5ncxIiLnN3aXRjaGJvYXJkLnYxLkdldFNldHRpbmdzUmVxdWVzdBojLnN3aXRjaGJvYXJkLnYxLkdldFNldHRpbmdzUmVzcG9uc2UiKtrzGA4SAgECGghzZXR0aW5nc4LT5JMCEhIQL2FwaS92Mi9zZXR0aW5ncxKiAQoOVXBkYXRlU2V0dGluZ3MSJS5zd2l0Y2hib2FyZC52MS5VcGRhdGVTZXR0aW5nc1JlcXVlc3QaJi5zd2l0Y2hib2FyZC52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlIkHa8xgOEgIBAhoIc2V0dGluZ3OC0+STAik6ASpaEjoBKhoNL2FwaS9zZXR0aW5nczIQL2FwaS92Mi9zZXR0aW5nc0JIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_switchboard_v1_options]);
+  fileDesc("Ch1zd2l0Y2hib2FyZC92MS9zZXR0aW5ncy5wcm90bxIOc3dpdGNoYm9hcmQudjEiFAoSR2V0U2V0dGluZ3NSZXF1ZXN0IrACChNHZXRTZXR0aW5nc1Jlc3BvbnNlEgwKBG1vZGUYASABKAkSGgoScXVldWVfYXV0b19hcHByb3ZlGAIgASgIEhsKDmFzc2lzdGFudF9uYW1lGAMgASgJSACIAQESFQoNZ29hbHNfZW5hYmxlZBgEIAEoCBIbChNvbmJvYXJkaW5nX2NvbXBsZXRlGAUgASgIEhgKEG9uYm9hcmRpbmdfcGhhc2UYBiABKAUSMAoMc2VydmljZV9rZXlzGAcgAygLMhouc3dpdGNoYm9hcmQudjEuU2VydmljZUtleRIyChJwcm9maWxlX3Zpc2liaWxpdHkYCCABKAlCFrr1GBJwcm9maWxlX3Zpc2liaWxpdHkSCwoDYmlvGAkgASgJQhEKD19hc3Npc3RhbnRfbmFtZSJLCgpTZXJ2aWNlS2V5EhwKB3NlcnZpY2UYASABKAlCC7r1GAdzZXJ2aWNlEgsKA3VybBgCIAEoCRISCgpzZWNyZXRfc2V0GAMgASgIIngKD1NlcnZpY2VLZXlJbnB1dBIkCgdzZXJ2aWNlGAEgASgJQhO6SAVyAxjoB7r1GAdzZXJ2aWNlEhUKA3VybBgCIAEoCUIIukgFcgMYgBASHQoGc2VjcmV0GAMgASgJQgi6SAVyAxjoB0gAiAEBQgkKB19zZWNyZXQi1wIKFVVwZGF0ZVNldHRpbmdzUmVxdWVzdBIfChJxdWV1ZV9hdXRvX2FwcHJvdmUYASABKAhIAIgBARIbCgRtb2RlGAIgASgJQgi6SAVyAxjoB0gBiAEBEj8KDHNlcnZpY2Vfa2V5cxgDIAMoCzIfLnN3aXRjaGJvYXJkLnYxLlNlcnZpY2VLZXlJbnB1dEIIukgFkgECEDISJAoMY2xlYXJfZmllbGRzGAQgAygJQg66SAuSAQgQZCIEcgIYQBI+ChJwcm9maWxlX3Zpc2liaWxpdHkYBSABKAlCHbpIBHICGGS69RgScHJvZmlsZV92aXNpYmlsaXR5SAKIAQESGgoDYmlvGAYgASgJQgi6SAVyAxjQD0gDiAEBQhUKE19xdWV1ZV9hdXRvX2FwcHJvdmVCBwoFX21vZGVCFQoTX3Byb2ZpbGVfdmlzaWJpbGl0eUIGCgRfYmlvIqQCChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEh8KEnF1ZXVlX2F1dG9fYXBwcm92ZRgBIAEoCEgAiAEBEhEKBG1vZGUYAiABKAlIAYgBARIwCgxzZXJ2aWNlX2tleXMYAyADKAsyGi5zd2l0Y2hib2FyZC52MS5TZXJ2aWNlS2V5EhQKDGNsZWFyX2ZpZWxkcxgEIAMoCRI3ChJwcm9maWxlX3Zpc2liaWxpdHkYBSABKAlCFrr1GBJwcm9maWxlX3Zpc2liaWxpdHlIAogBARIQCgNiaW8YBiABKAlIA4gBAToE0PMYAUIVChNfcXVldWVfYXV0b19hcHByb3ZlQgcKBV9tb2RlQhUKE19wcm9maWxlX3Zpc2liaWxpdHlCBgoEX2JpbzK7AgoPU2V0dGluZ3NTZXJ2aWNlEoIBCgtHZXRTZXR0aW5ncxIiLnN3aXRjaGJvYXJkLnYxLkdldFNldHRpbmdzUmVxdWVzdBojLnN3aXRjaGJvYXJkLnYxLkdldFNldHRpbmdzUmVzcG9uc2UiKtrzGA4SAgECGghzZXR0aW5nc4LT5JMCEhIQL2FwaS92Mi9zZXR0aW5ncxKiAQoOVXBkYXRlU2V0dGluZ3MSJS5zd2l0Y2hib2FyZC52MS5VcGRhdGVTZXR0aW5nc1JlcXVlc3QaJi5zd2l0Y2hib2FyZC52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlIkHa8xgOEgIBAhoIc2V0dGluZ3OC0+STAik6ASpaEjoBKhoNL2FwaS9zZXR0aW5nczIQL2FwaS92Mi9zZXR0aW5nc0JIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_switchboard_v1_options]);
 
 /**
  * @generated from message switchboard.v1.GetSettingsRequest
@@ -73,6 +73,22 @@ export type GetSettingsResponse = Message<"switchboard.v1.GetSettingsResponse"> 
    * @generated from field: repeated switchboard.v1.ServiceKey service_keys = 7;
    */
   serviceKeys: ServiceKey[];
+
+  /**
+   * Who may see the profile (GET /api/profiles/{userId}): public (default),
+   * private (only the user) or network (signed-in users here and connected
+   * peers).
+   *
+   * @generated from field: string profile_visibility = 8;
+   */
+  profileVisibility: string;
+
+  /**
+   * The profile's text; "" when none.
+   *
+   * @generated from field: string bio = 9;
+   */
+  bio: string;
 };
 
 /**
@@ -186,6 +202,20 @@ export type UpdateSettingsRequest = Message<"switchboard.v1.UpdateSettingsReques
    * @generated from field: repeated string clear_fields = 4;
    */
   clearFields: string[];
+
+  /**
+   * public, private or network.
+   *
+   * @generated from field: optional string profile_visibility = 5;
+   */
+  profileVisibility?: string | undefined;
+
+  /**
+   * The profile's text; "" empties it.
+   *
+   * @generated from field: optional string bio = 6;
+   */
+  bio?: string | undefined;
 };
 
 /**
@@ -224,6 +254,16 @@ export type UpdateSettingsResponse = Message<"switchboard.v1.UpdateSettingsRespo
    * @generated from field: repeated string clear_fields = 4;
    */
   clearFields: string[];
+
+  /**
+   * @generated from field: optional string profile_visibility = 5;
+   */
+  profileVisibility?: string | undefined;
+
+  /**
+   * @generated from field: optional string bio = 6;
+   */
+  bio?: string | undefined;
 };
 
 /**
