@@ -63,6 +63,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
+	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -172,6 +173,8 @@ type Client struct {
 	TeamInvite *TeamInviteClient
 	// TeamMember is the client for interacting with the TeamMember builders.
 	TeamMember *TeamMemberClient
+	// TeamSubscription is the client for interacting with the TeamSubscription builders.
+	TeamSubscription *TeamSubscriptionClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// UserReputation is the client for interacting with the UserReputation builders.
@@ -239,6 +242,7 @@ func (c *Client) init() {
 	c.Team = NewTeamClient(c.config)
 	c.TeamInvite = NewTeamInviteClient(c.config)
 	c.TeamMember = NewTeamMemberClient(c.config)
+	c.TeamSubscription = NewTeamSubscriptionClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.UserReputation = NewUserReputationClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
@@ -383,6 +387,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Team:                 NewTeamClient(cfg),
 		TeamInvite:           NewTeamInviteClient(cfg),
 		TeamMember:           NewTeamMemberClient(cfg),
+		TeamSubscription:     NewTeamSubscriptionClient(cfg),
 		User:                 NewUserClient(cfg),
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
@@ -454,6 +459,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Team:                 NewTeamClient(cfg),
 		TeamInvite:           NewTeamInviteClient(cfg),
 		TeamMember:           NewTeamMemberClient(cfg),
+		TeamSubscription:     NewTeamSubscriptionClient(cfg),
 		User:                 NewUserClient(cfg),
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
@@ -497,8 +503,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
 		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
-		c.TeamInvite, c.TeamMember, c.User, c.UserReputation, c.WebhookDelivery,
-		c.WorkPattern,
+		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
+		c.WebhookDelivery, c.WorkPattern,
 	} {
 		n.Use(hooks...)
 	}
@@ -518,8 +524,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
 		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
-		c.TeamInvite, c.TeamMember, c.User, c.UserReputation, c.WebhookDelivery,
-		c.WorkPattern,
+		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
+		c.WebhookDelivery, c.WorkPattern,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -624,6 +630,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.TeamInvite.mutate(ctx, m)
 	case *TeamMemberMutation:
 		return c.TeamMember.mutate(ctx, m)
+	case *TeamSubscriptionMutation:
+		return c.TeamSubscription.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	case *UserReputationMutation:
@@ -8045,6 +8053,139 @@ func (c *TeamMemberClient) mutate(ctx context.Context, m *TeamMemberMutation) (V
 	}
 }
 
+// TeamSubscriptionClient is a client for the TeamSubscription schema.
+type TeamSubscriptionClient struct {
+	config
+}
+
+// NewTeamSubscriptionClient returns a client for the TeamSubscription from the given config.
+func NewTeamSubscriptionClient(c config) *TeamSubscriptionClient {
+	return &TeamSubscriptionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `teamsubscription.Hooks(f(g(h())))`.
+func (c *TeamSubscriptionClient) Use(hooks ...Hook) {
+	c.hooks.TeamSubscription = append(c.hooks.TeamSubscription, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `teamsubscription.Intercept(f(g(h())))`.
+func (c *TeamSubscriptionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TeamSubscription = append(c.inters.TeamSubscription, interceptors...)
+}
+
+// Create returns a builder for creating a TeamSubscription entity.
+func (c *TeamSubscriptionClient) Create() *TeamSubscriptionCreate {
+	mutation := newTeamSubscriptionMutation(c.config, OpCreate)
+	return &TeamSubscriptionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TeamSubscription entities.
+func (c *TeamSubscriptionClient) CreateBulk(builders ...*TeamSubscriptionCreate) *TeamSubscriptionCreateBulk {
+	return &TeamSubscriptionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TeamSubscriptionClient) MapCreateBulk(slice any, setFunc func(*TeamSubscriptionCreate, int)) *TeamSubscriptionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TeamSubscriptionCreateBulk{err: fmt.Errorf("calling to TeamSubscriptionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TeamSubscriptionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TeamSubscriptionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TeamSubscription.
+func (c *TeamSubscriptionClient) Update() *TeamSubscriptionUpdate {
+	mutation := newTeamSubscriptionMutation(c.config, OpUpdate)
+	return &TeamSubscriptionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TeamSubscriptionClient) UpdateOne(_m *TeamSubscription) *TeamSubscriptionUpdateOne {
+	mutation := newTeamSubscriptionMutation(c.config, OpUpdateOne, withTeamSubscription(_m))
+	return &TeamSubscriptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TeamSubscriptionClient) UpdateOneID(id string) *TeamSubscriptionUpdateOne {
+	mutation := newTeamSubscriptionMutation(c.config, OpUpdateOne, withTeamSubscriptionID(id))
+	return &TeamSubscriptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TeamSubscription.
+func (c *TeamSubscriptionClient) Delete() *TeamSubscriptionDelete {
+	mutation := newTeamSubscriptionMutation(c.config, OpDelete)
+	return &TeamSubscriptionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TeamSubscriptionClient) DeleteOne(_m *TeamSubscription) *TeamSubscriptionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TeamSubscriptionClient) DeleteOneID(id string) *TeamSubscriptionDeleteOne {
+	builder := c.Delete().Where(teamsubscription.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TeamSubscriptionDeleteOne{builder}
+}
+
+// Query returns a query builder for TeamSubscription.
+func (c *TeamSubscriptionClient) Query() *TeamSubscriptionQuery {
+	return &TeamSubscriptionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTeamSubscription},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TeamSubscription entity by its id.
+func (c *TeamSubscriptionClient) Get(ctx context.Context, id string) (*TeamSubscription, error) {
+	return c.Query().Where(teamsubscription.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TeamSubscriptionClient) GetX(ctx context.Context, id string) *TeamSubscription {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *TeamSubscriptionClient) Hooks() []Hook {
+	return c.hooks.TeamSubscription
+}
+
+// Interceptors returns the client interceptors.
+func (c *TeamSubscriptionClient) Interceptors() []Interceptor {
+	return c.inters.TeamSubscription
+}
+
+func (c *TeamSubscriptionClient) mutate(ctx context.Context, m *TeamSubscriptionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TeamSubscriptionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TeamSubscriptionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TeamSubscriptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TeamSubscriptionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TeamSubscription mutation op: %q", m.Op())
+	}
+}
+
 // UserClient is a client for the User schema.
 type UserClient struct {
 	config
@@ -9197,7 +9338,7 @@ type (
 		Project, ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
 		RemovedPeerToken, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
 		StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite, TeamMember,
-		User, UserReputation, WebhookDelivery, WorkPattern []ent.Hook
+		TeamSubscription, User, UserReputation, WebhookDelivery, WorkPattern []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
@@ -9209,7 +9350,8 @@ type (
 		Project, ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
 		RemovedPeerToken, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
 		StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite, TeamMember,
-		User, UserReputation, WebhookDelivery, WorkPattern []ent.Interceptor
+		TeamSubscription, User, UserReputation, WebhookDelivery,
+		WorkPattern []ent.Interceptor
 	}
 )
 

@@ -60,6 +60,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
+	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -172,6 +173,7 @@ func checkColumn(t, c string) error {
 			team.Table:                 team.ValidColumn,
 			teaminvite.Table:           teaminvite.ValidColumn,
 			teammember.Table:           teammember.ValidColumn,
+			teamsubscription.Table:     teamsubscription.ValidColumn,
 			user.Table:                 user.ValidColumn,
 			userreputation.Table:       userreputation.ValidColumn,
 			webhookdelivery.Table:      webhookdelivery.ValidColumn,

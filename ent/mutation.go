@@ -61,6 +61,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
+	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -125,6 +126,7 @@ const (
 	TypeTeam                 = "Team"
 	TypeTeamInvite           = "TeamInvite"
 	TypeTeamMember           = "TeamMember"
+	TypeTeamSubscription     = "TeamSubscription"
 	TypeUser                 = "User"
 	TypeUserReputation       = "UserReputation"
 	TypeWebhookDelivery      = "WebhookDelivery"
@@ -63367,6 +63369,969 @@ func (m *TeamMemberMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown TeamMember edge %s", name)
+}
+
+// TeamSubscriptionMutation represents an operation that mutates the TeamSubscription nodes in the graph.
+type TeamSubscriptionMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *string
+	created_at         *time.Time
+	updated_at         *time.Time
+	team_id            *string
+	payer_id           *string
+	plan               *teamsubscription.Plan
+	status             *teamsubscription.Status
+	extra_seats        *int
+	addextra_seats     *int
+	amount_cents       *money.Cents
+	addamount_cents    *money.Cents
+	currency           *string
+	current_period_end *time.Time
+	past_due_since     *time.Time
+	clearedFields      map[string]struct{}
+	done               bool
+	oldValue           func(context.Context) (*TeamSubscription, error)
+	predicates         []predicate.TeamSubscription
+}
+
+var _ ent.Mutation = (*TeamSubscriptionMutation)(nil)
+
+// teamsubscriptionOption allows management of the mutation configuration using functional options.
+type teamsubscriptionOption func(*TeamSubscriptionMutation)
+
+// newTeamSubscriptionMutation creates new mutation for the TeamSubscription entity.
+func newTeamSubscriptionMutation(c config, op Op, opts ...teamsubscriptionOption) *TeamSubscriptionMutation {
+	m := &TeamSubscriptionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeTeamSubscription,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withTeamSubscriptionID sets the ID field of the mutation.
+func withTeamSubscriptionID(id string) teamsubscriptionOption {
+	return func(m *TeamSubscriptionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *TeamSubscription
+		)
+		m.oldValue = func(ctx context.Context) (*TeamSubscription, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().TeamSubscription.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withTeamSubscription sets the old TeamSubscription of the mutation.
+func withTeamSubscription(node *TeamSubscription) teamsubscriptionOption {
+	return func(m *TeamSubscriptionMutation) {
+		m.oldValue = func(context.Context) (*TeamSubscription, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m TeamSubscriptionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m TeamSubscriptionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of TeamSubscription entities.
+func (m *TeamSubscriptionMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *TeamSubscriptionMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *TeamSubscriptionMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().TeamSubscription.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *TeamSubscriptionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *TeamSubscriptionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *TeamSubscriptionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *TeamSubscriptionMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *TeamSubscriptionMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *TeamSubscriptionMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *TeamSubscriptionMutation) SetTeamID(s string) {
+	m.team_id = &s
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *TeamSubscriptionMutation) TeamID() (r string, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldTeamID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *TeamSubscriptionMutation) ResetTeamID() {
+	m.team_id = nil
+}
+
+// SetPayerID sets the "payer_id" field.
+func (m *TeamSubscriptionMutation) SetPayerID(s string) {
+	m.payer_id = &s
+}
+
+// PayerID returns the value of the "payer_id" field in the mutation.
+func (m *TeamSubscriptionMutation) PayerID() (r string, exists bool) {
+	v := m.payer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayerID returns the old "payer_id" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldPayerID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayerID: %w", err)
+	}
+	return oldValue.PayerID, nil
+}
+
+// ResetPayerID resets all changes to the "payer_id" field.
+func (m *TeamSubscriptionMutation) ResetPayerID() {
+	m.payer_id = nil
+}
+
+// SetPlan sets the "plan" field.
+func (m *TeamSubscriptionMutation) SetPlan(t teamsubscription.Plan) {
+	m.plan = &t
+}
+
+// Plan returns the value of the "plan" field in the mutation.
+func (m *TeamSubscriptionMutation) Plan() (r teamsubscription.Plan, exists bool) {
+	v := m.plan
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlan returns the old "plan" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldPlan(ctx context.Context) (v teamsubscription.Plan, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlan is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlan requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlan: %w", err)
+	}
+	return oldValue.Plan, nil
+}
+
+// ResetPlan resets all changes to the "plan" field.
+func (m *TeamSubscriptionMutation) ResetPlan() {
+	m.plan = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *TeamSubscriptionMutation) SetStatus(t teamsubscription.Status) {
+	m.status = &t
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *TeamSubscriptionMutation) Status() (r teamsubscription.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldStatus(ctx context.Context) (v teamsubscription.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *TeamSubscriptionMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetExtraSeats sets the "extra_seats" field.
+func (m *TeamSubscriptionMutation) SetExtraSeats(i int) {
+	m.extra_seats = &i
+	m.addextra_seats = nil
+}
+
+// ExtraSeats returns the value of the "extra_seats" field in the mutation.
+func (m *TeamSubscriptionMutation) ExtraSeats() (r int, exists bool) {
+	v := m.extra_seats
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExtraSeats returns the old "extra_seats" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldExtraSeats(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExtraSeats is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExtraSeats requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExtraSeats: %w", err)
+	}
+	return oldValue.ExtraSeats, nil
+}
+
+// AddExtraSeats adds i to the "extra_seats" field.
+func (m *TeamSubscriptionMutation) AddExtraSeats(i int) {
+	if m.addextra_seats != nil {
+		*m.addextra_seats += i
+	} else {
+		m.addextra_seats = &i
+	}
+}
+
+// AddedExtraSeats returns the value that was added to the "extra_seats" field in this mutation.
+func (m *TeamSubscriptionMutation) AddedExtraSeats() (r int, exists bool) {
+	v := m.addextra_seats
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetExtraSeats resets all changes to the "extra_seats" field.
+func (m *TeamSubscriptionMutation) ResetExtraSeats() {
+	m.extra_seats = nil
+	m.addextra_seats = nil
+}
+
+// SetAmountCents sets the "amount_cents" field.
+func (m *TeamSubscriptionMutation) SetAmountCents(value money.Cents) {
+	m.amount_cents = &value
+	m.addamount_cents = nil
+}
+
+// AmountCents returns the value of the "amount_cents" field in the mutation.
+func (m *TeamSubscriptionMutation) AmountCents() (r money.Cents, exists bool) {
+	v := m.amount_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmountCents returns the old "amount_cents" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldAmountCents(ctx context.Context) (v money.Cents, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmountCents is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmountCents requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmountCents: %w", err)
+	}
+	return oldValue.AmountCents, nil
+}
+
+// AddAmountCents adds value to the "amount_cents" field.
+func (m *TeamSubscriptionMutation) AddAmountCents(value money.Cents) {
+	if m.addamount_cents != nil {
+		*m.addamount_cents += value
+	} else {
+		m.addamount_cents = &value
+	}
+}
+
+// AddedAmountCents returns the value that was added to the "amount_cents" field in this mutation.
+func (m *TeamSubscriptionMutation) AddedAmountCents() (r money.Cents, exists bool) {
+	v := m.addamount_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAmountCents resets all changes to the "amount_cents" field.
+func (m *TeamSubscriptionMutation) ResetAmountCents() {
+	m.amount_cents = nil
+	m.addamount_cents = nil
+}
+
+// SetCurrency sets the "currency" field.
+func (m *TeamSubscriptionMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *TeamSubscriptionMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldCurrency(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *TeamSubscriptionMutation) ResetCurrency() {
+	m.currency = nil
+}
+
+// SetCurrentPeriodEnd sets the "current_period_end" field.
+func (m *TeamSubscriptionMutation) SetCurrentPeriodEnd(t time.Time) {
+	m.current_period_end = &t
+}
+
+// CurrentPeriodEnd returns the value of the "current_period_end" field in the mutation.
+func (m *TeamSubscriptionMutation) CurrentPeriodEnd() (r time.Time, exists bool) {
+	v := m.current_period_end
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrentPeriodEnd returns the old "current_period_end" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldCurrentPeriodEnd(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrentPeriodEnd is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrentPeriodEnd requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrentPeriodEnd: %w", err)
+	}
+	return oldValue.CurrentPeriodEnd, nil
+}
+
+// ResetCurrentPeriodEnd resets all changes to the "current_period_end" field.
+func (m *TeamSubscriptionMutation) ResetCurrentPeriodEnd() {
+	m.current_period_end = nil
+}
+
+// SetPastDueSince sets the "past_due_since" field.
+func (m *TeamSubscriptionMutation) SetPastDueSince(t time.Time) {
+	m.past_due_since = &t
+}
+
+// PastDueSince returns the value of the "past_due_since" field in the mutation.
+func (m *TeamSubscriptionMutation) PastDueSince() (r time.Time, exists bool) {
+	v := m.past_due_since
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPastDueSince returns the old "past_due_since" field's value of the TeamSubscription entity.
+// If the TeamSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamSubscriptionMutation) OldPastDueSince(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPastDueSince is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPastDueSince requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPastDueSince: %w", err)
+	}
+	return oldValue.PastDueSince, nil
+}
+
+// ClearPastDueSince clears the value of the "past_due_since" field.
+func (m *TeamSubscriptionMutation) ClearPastDueSince() {
+	m.past_due_since = nil
+	m.clearedFields[teamsubscription.FieldPastDueSince] = struct{}{}
+}
+
+// PastDueSinceCleared returns if the "past_due_since" field was cleared in this mutation.
+func (m *TeamSubscriptionMutation) PastDueSinceCleared() bool {
+	_, ok := m.clearedFields[teamsubscription.FieldPastDueSince]
+	return ok
+}
+
+// ResetPastDueSince resets all changes to the "past_due_since" field.
+func (m *TeamSubscriptionMutation) ResetPastDueSince() {
+	m.past_due_since = nil
+	delete(m.clearedFields, teamsubscription.FieldPastDueSince)
+}
+
+// Where appends a list predicates to the TeamSubscriptionMutation builder.
+func (m *TeamSubscriptionMutation) Where(ps ...predicate.TeamSubscription) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the TeamSubscriptionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *TeamSubscriptionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.TeamSubscription, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *TeamSubscriptionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *TeamSubscriptionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (TeamSubscription).
+func (m *TeamSubscriptionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *TeamSubscriptionMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, teamsubscription.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, teamsubscription.FieldUpdatedAt)
+	}
+	if m.team_id != nil {
+		fields = append(fields, teamsubscription.FieldTeamID)
+	}
+	if m.payer_id != nil {
+		fields = append(fields, teamsubscription.FieldPayerID)
+	}
+	if m.plan != nil {
+		fields = append(fields, teamsubscription.FieldPlan)
+	}
+	if m.status != nil {
+		fields = append(fields, teamsubscription.FieldStatus)
+	}
+	if m.extra_seats != nil {
+		fields = append(fields, teamsubscription.FieldExtraSeats)
+	}
+	if m.amount_cents != nil {
+		fields = append(fields, teamsubscription.FieldAmountCents)
+	}
+	if m.currency != nil {
+		fields = append(fields, teamsubscription.FieldCurrency)
+	}
+	if m.current_period_end != nil {
+		fields = append(fields, teamsubscription.FieldCurrentPeriodEnd)
+	}
+	if m.past_due_since != nil {
+		fields = append(fields, teamsubscription.FieldPastDueSince)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *TeamSubscriptionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case teamsubscription.FieldCreatedAt:
+		return m.CreatedAt()
+	case teamsubscription.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case teamsubscription.FieldTeamID:
+		return m.TeamID()
+	case teamsubscription.FieldPayerID:
+		return m.PayerID()
+	case teamsubscription.FieldPlan:
+		return m.Plan()
+	case teamsubscription.FieldStatus:
+		return m.Status()
+	case teamsubscription.FieldExtraSeats:
+		return m.ExtraSeats()
+	case teamsubscription.FieldAmountCents:
+		return m.AmountCents()
+	case teamsubscription.FieldCurrency:
+		return m.Currency()
+	case teamsubscription.FieldCurrentPeriodEnd:
+		return m.CurrentPeriodEnd()
+	case teamsubscription.FieldPastDueSince:
+		return m.PastDueSince()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *TeamSubscriptionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case teamsubscription.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case teamsubscription.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case teamsubscription.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case teamsubscription.FieldPayerID:
+		return m.OldPayerID(ctx)
+	case teamsubscription.FieldPlan:
+		return m.OldPlan(ctx)
+	case teamsubscription.FieldStatus:
+		return m.OldStatus(ctx)
+	case teamsubscription.FieldExtraSeats:
+		return m.OldExtraSeats(ctx)
+	case teamsubscription.FieldAmountCents:
+		return m.OldAmountCents(ctx)
+	case teamsubscription.FieldCurrency:
+		return m.OldCurrency(ctx)
+	case teamsubscription.FieldCurrentPeriodEnd:
+		return m.OldCurrentPeriodEnd(ctx)
+	case teamsubscription.FieldPastDueSince:
+		return m.OldPastDueSince(ctx)
+	}
+	return nil, fmt.Errorf("unknown TeamSubscription field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TeamSubscriptionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case teamsubscription.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case teamsubscription.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case teamsubscription.FieldTeamID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case teamsubscription.FieldPayerID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayerID(v)
+		return nil
+	case teamsubscription.FieldPlan:
+		v, ok := value.(teamsubscription.Plan)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlan(v)
+		return nil
+	case teamsubscription.FieldStatus:
+		v, ok := value.(teamsubscription.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case teamsubscription.FieldExtraSeats:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExtraSeats(v)
+		return nil
+	case teamsubscription.FieldAmountCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmountCents(v)
+		return nil
+	case teamsubscription.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
+		return nil
+	case teamsubscription.FieldCurrentPeriodEnd:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrentPeriodEnd(v)
+		return nil
+	case teamsubscription.FieldPastDueSince:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPastDueSince(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TeamSubscription field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *TeamSubscriptionMutation) AddedFields() []string {
+	var fields []string
+	if m.addextra_seats != nil {
+		fields = append(fields, teamsubscription.FieldExtraSeats)
+	}
+	if m.addamount_cents != nil {
+		fields = append(fields, teamsubscription.FieldAmountCents)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *TeamSubscriptionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case teamsubscription.FieldExtraSeats:
+		return m.AddedExtraSeats()
+	case teamsubscription.FieldAmountCents:
+		return m.AddedAmountCents()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TeamSubscriptionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case teamsubscription.FieldExtraSeats:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddExtraSeats(v)
+		return nil
+	case teamsubscription.FieldAmountCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAmountCents(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TeamSubscription numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *TeamSubscriptionMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(teamsubscription.FieldPastDueSince) {
+		fields = append(fields, teamsubscription.FieldPastDueSince)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *TeamSubscriptionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *TeamSubscriptionMutation) ClearField(name string) error {
+	switch name {
+	case teamsubscription.FieldPastDueSince:
+		m.ClearPastDueSince()
+		return nil
+	}
+	return fmt.Errorf("unknown TeamSubscription nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *TeamSubscriptionMutation) ResetField(name string) error {
+	switch name {
+	case teamsubscription.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case teamsubscription.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case teamsubscription.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case teamsubscription.FieldPayerID:
+		m.ResetPayerID()
+		return nil
+	case teamsubscription.FieldPlan:
+		m.ResetPlan()
+		return nil
+	case teamsubscription.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case teamsubscription.FieldExtraSeats:
+		m.ResetExtraSeats()
+		return nil
+	case teamsubscription.FieldAmountCents:
+		m.ResetAmountCents()
+		return nil
+	case teamsubscription.FieldCurrency:
+		m.ResetCurrency()
+		return nil
+	case teamsubscription.FieldCurrentPeriodEnd:
+		m.ResetCurrentPeriodEnd()
+		return nil
+	case teamsubscription.FieldPastDueSince:
+		m.ResetPastDueSince()
+		return nil
+	}
+	return fmt.Errorf("unknown TeamSubscription field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *TeamSubscriptionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *TeamSubscriptionMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *TeamSubscriptionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *TeamSubscriptionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *TeamSubscriptionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *TeamSubscriptionMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *TeamSubscriptionMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown TeamSubscription unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *TeamSubscriptionMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown TeamSubscription edge %s", name)
 }
 
 // UserMutation represents an operation that mutates the User nodes in the graph.

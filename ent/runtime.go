@@ -51,6 +51,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
+	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -1796,6 +1797,35 @@ func init() {
 	// teammember.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	teammember.IDValidator = func() func(string) error {
 		validators := teammemberDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	teamsubscriptionMixin := schema.TeamSubscription{}.Mixin()
+	teamsubscriptionMixinFields0 := teamsubscriptionMixin[0].Fields()
+	_ = teamsubscriptionMixinFields0
+	teamsubscriptionFields := schema.TeamSubscription{}.Fields()
+	_ = teamsubscriptionFields
+	// teamsubscriptionDescExtraSeats is the schema descriptor for extra_seats field.
+	teamsubscriptionDescExtraSeats := teamsubscriptionFields[4].Descriptor()
+	// teamsubscription.DefaultExtraSeats holds the default value on creation for the extra_seats field.
+	teamsubscription.DefaultExtraSeats = teamsubscriptionDescExtraSeats.Default.(int)
+	// teamsubscriptionDescID is the schema descriptor for id field.
+	teamsubscriptionDescID := teamsubscriptionMixinFields0[0].Descriptor()
+	// teamsubscription.DefaultID holds the default value on creation for the id field.
+	teamsubscription.DefaultID = teamsubscriptionDescID.Default.(func() string)
+	// teamsubscription.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	teamsubscription.IDValidator = func() func(string) error {
+		validators := teamsubscriptionDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

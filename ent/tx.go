@@ -110,6 +110,8 @@ type Tx struct {
 	TeamInvite *TeamInviteClient
 	// TeamMember is the client for interacting with the TeamMember builders.
 	TeamMember *TeamMemberClient
+	// TeamSubscription is the client for interacting with the TeamSubscription builders.
+	TeamSubscription *TeamSubscriptionClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// UserReputation is the client for interacting with the UserReputation builders.
@@ -297,6 +299,7 @@ func (tx *Tx) init() {
 	tx.Team = NewTeamClient(tx.config)
 	tx.TeamInvite = NewTeamInviteClient(tx.config)
 	tx.TeamMember = NewTeamMemberClient(tx.config)
+	tx.TeamSubscription = NewTeamSubscriptionClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.UserReputation = NewUserReputationClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/assistant"
+	"github.com/switchboard-hq/switchboard/server/groups"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
@@ -125,6 +126,9 @@ type App struct {
 	Engine *engine.Engine
 	// Assistant runs the assistant's action tags.
 	Assistant *assistant.Executor
+	// Renewals renews platform teams' plans (a hub only; nil elsewhere):
+	// tests Wake it after moving the clock.
+	Renewals *groups.RenewalTimer
 	tracing   *tracing
 	mu        sync.Mutex
 	closers   []func()

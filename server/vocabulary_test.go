@@ -56,6 +56,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
+	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
@@ -225,6 +226,8 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"network_connections.status", "connection_status", entEnum(networkconnection.StatusValidator)},
 		{"teams.visibility", "team_visibility", entEnum(team.VisibilityValidator)},
 		{"settings.profile_visibility", "profile_visibility", entEnum(setting.ProfileVisibilityValidator)},
+		{"team_subscriptions.plan", "team_plan", entEnum(teamsubscription.PlanValidator)},
+		{"team_subscriptions.status", "subscription_status", entEnum(teamsubscription.StatusValidator)},
 		{"team_members.role", "team_role", entEnum(teammember.RoleValidator)},
 		{"team_invites.role", "team_role", entEnum(teaminvite.RoleValidator)},
 		{"team_invites.status", "invite_status", entEnum(teaminvite.StatusValidator)},

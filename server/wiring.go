@@ -45,6 +45,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
+	"github.com/switchboard-hq/switchboard/server/store/payments"
 	"github.com/switchboard-hq/switchboard/server/store/lifecycle"
 	"github.com/switchboard-hq/switchboard/server/store/review"
 	"github.com/switchboard-hq/switchboard/server/updates"
@@ -254,6 +255,7 @@ func (h *house) buildServices(*App) error {
 	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
 	s.handoff = &a2a.Handoff{DB: cfg.DB, Now: cfg.now}
 	s.groups = &groups.Core{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Relays: s.relays, Notify: s.network,
+		Billing: payments.Ledger{Now: cfg.now},
 		PublicURL: cfg.Executions.PublicURL, Platform: s.hub.Serving, Logger: cfg.Logger}
 	s.teams, s.projects = groups.New(s.groups)
 	// A peer's token shows it what the network sees.
@@ -328,6 +330,11 @@ func (h *house) start(app *App) {
 	go s.network.RunPatterns(beats, h.cfg.Clock)
 	app.closers = append(app.closers, stopBeats)
 	app.Review, app.Engine, app.Assistant = h.lifetime.Review, h.lifetime.Engine, s.assistant
+	if s.hub.Serving {
+		// Only the managed platform bills teams.
+		app.Renewals = s.groups.StartRenewals(h.cfg.Clock)
+		app.closers = append(app.closers, app.Renewals.Close)
+	}
 	// Closed before the lifecycle (closers run last first): an item's agent
 	// run in flight ends while the engine can still finish it.
 	app.closers = append(app.closers, s.assistant.Close)

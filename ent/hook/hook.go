@@ -585,6 +585,18 @@ func (f TeamMemberFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TeamMemberMutation", m)
 }
 
+// The TeamSubscriptionFunc type is an adapter to allow the use of ordinary
+// function as TeamSubscription mutator.
+type TeamSubscriptionFunc func(context.Context, *ent.TeamSubscriptionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f TeamSubscriptionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.TeamSubscriptionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TeamSubscriptionMutation", m)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary
 // function as User mutator.
 type UserFunc func(context.Context, *ent.UserMutation) (ent.Value, error)

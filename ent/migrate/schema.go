@@ -2096,6 +2096,34 @@ var (
 			},
 		},
 	}
+	// TeamSubscriptionsColumns holds the columns for the "team_subscriptions" table.
+	TeamSubscriptionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "team_id", Type: field.TypeString, Unique: true},
+		{Name: "payer_id", Type: field.TypeString},
+		{Name: "plan", Type: field.TypeEnum, Enums: []string{"starter", "pro"}},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "past_due", "canceled"}},
+		{Name: "extra_seats", Type: field.TypeInt, Default: 0},
+		{Name: "amount_cents", Type: field.TypeInt64},
+		{Name: "currency", Type: field.TypeString},
+		{Name: "current_period_end", Type: field.TypeTime},
+		{Name: "past_due_since", Type: field.TypeTime, Nullable: true},
+	}
+	// TeamSubscriptionsTable holds the schema information for the "team_subscriptions" table.
+	TeamSubscriptionsTable = &schema.Table{
+		Name:       "team_subscriptions",
+		Columns:    TeamSubscriptionsColumns,
+		PrimaryKey: []*schema.Column{TeamSubscriptionsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "teamsubscription_status_current_period_end",
+				Unique:  false,
+				Columns: []*schema.Column{TeamSubscriptionsColumns[6], TeamSubscriptionsColumns[10]},
+			},
+		},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2271,6 +2299,7 @@ var (
 		TeamsTable,
 		TeamInvitesTable,
 		TeamMembersTable,
+		TeamSubscriptionsTable,
 		UsersTable,
 		UserReputationsTable,
 		WebhookDeliveriesTable,

@@ -150,6 +150,9 @@ type TeamInvite func(*sql.Selector)
 // TeamMember is the predicate function for teammember builders.
 type TeamMember func(*sql.Selector)
 
+// TeamSubscription is the predicate function for teamsubscription builders.
+type TeamSubscription func(*sql.Selector)
+
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
 

@@ -583,10 +583,25 @@ func scalarSchema(f protoreflect.FieldDescriptor) (*object, error) {
 		return obj("type", "boolean"), nil
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		return obj("type", "integer", "format", "int32"), nil
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		// The REST rendering writes 64-bit integers as JSON numbers (cents).
+		return obj("type", "integer", "format", "int64"), nil
 	case protoreflect.DoubleKind:
 		return obj("type", "number", "format", "double"), nil
 	case protoreflect.FloatKind:
 		return obj("type", "number", "format", "float"), nil
+	case protoreflect.MessageKind:
+		// An extra that is itself an object of scalars (a plan's price).
+		props := obj()
+		fields := f.Message().Fields()
+		for i := 0; i < fields.Len(); i++ {
+			s, err := scalarSchema(fields.Get(i))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", fields.Get(i).FullName(), err)
+			}
+			props.set(fields.Get(i).JSONName(), s)
+		}
+		return obj("type", "object", "properties", props), nil
 	default:
 		return nil, fmt.Errorf("kind %v is not supported", f.Kind())
 	}

@@ -101,6 +101,11 @@ func (x *Teams) CreateTeamInvite(ctx context.Context, req *switchboardv1.CreateT
 			if member {
 				return nil, apperr.Conflict("this connection's peer is already a member of team %q", t.Name)
 			}
+			// Its answer arrives as an ack, which cannot be refused: the
+			// seat is checked now.
+			if err := s.seatGate(ctx, tx, t); err != nil {
+				return nil, err
+			}
 			create.SetTargetConnectionID(conn.ID)
 			same = append(same, tx.TeamInvite.Query().Where(teaminvite.TargetConnectionID(conn.ID)))
 		case u != nil:

@@ -45,6 +45,8 @@ type Core struct {
 	DB    *db.DB
 	Now   func() time.Time
 	Queue Queue
+	// Billing charges platform teams' plans (billing.go).
+	Billing Charger
 	// Relays and Notify reach a connection's peer (remote.go).
 	Relays Relays
 	Notify Notifier

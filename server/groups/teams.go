@@ -164,7 +164,12 @@ func (s *Core) teamDetail(ctx context.Context, c *ent.Client, t *ent.Team, role 
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.GetTeamResponse{Team: toTeam(t, role, len(members)), Members: members, Projects: projects}, nil
+	sub, err := s.subscriptionOf(ctx, c, t)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.GetTeamResponse{Team: toTeam(t, role, len(members)), Members: members, Projects: projects,
+		Subscription: toSubscription(sub)}, nil
 }
 
 // teamProjects renders the projects assigned to a team, by name. Each
@@ -367,6 +372,9 @@ func (s *Core) joinPeer(ctx context.Context, tx *db.Tx, p *auth.Principal, t *en
 	if exists {
 		return nil, apperr.Conflict("this connection's peer is already a member of team %q", t.Name)
 	}
+	if err := s.seatGate(ctx, tx, t); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	m, err := tx.TeamMember.Create().SetTeamID(t.ID).SetConnectionID(conn.ID).SetRole(role).
 		SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
@@ -402,6 +410,9 @@ func (s *Core) join(ctx context.Context, tx *db.Tx, p *auth.Principal, t *ent.Te
 	}
 	if exists {
 		return nil, apperr.Conflict("%s is already a member of team %q", u.Username, t.Name)
+	}
+	if err := s.seatGate(ctx, tx, t); err != nil {
+		return nil, err
 	}
 	now := s.now()
 	m, err := tx.TeamMember.Create().SetTeamID(t.ID).SetUserID(u.ID).SetRole(role).

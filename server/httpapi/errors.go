@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // WriteREST writes err as {"success": false, "error": …} with its status,
@@ -31,8 +32,8 @@ func WriteREST(w http.ResponseWriter, r *http.Request, err error) {
 
 // restErrorBody is the REST error body (errors.proto): success and error,
 // then each set field of the error's ErrorInfo detail under its JSON name, in
-// field order (code, requiredIntegration, price, inviteId), so a new extra is
-// one field in the contract.
+// field order (code, requiredIntegration, price, inviteId, planPrice), so a
+// new extra is one field in the contract.
 func restErrorBody(e *apperr.Error) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"success":false,"error":`)
@@ -48,7 +49,16 @@ func restErrorBody(e *apperr.Error) []byte {
 			b.WriteByte(',')
 			b.Write(jsonValue(fd.JSONName()))
 			b.WriteByte(':')
-			b.Write(jsonValue(m.Get(fd).Interface())) // ErrorInfo's fields are scalars
+			if fd.Message() != nil {
+				// An object of scalars (a plan's price), as REST renders it.
+				out, err := render.AppendREST(nil, m.Get(fd).Message().Interface())
+				if err != nil {
+					out = []byte("null")
+				}
+				b.Write(bytes.TrimSpace(out))
+				continue
+			}
+			b.Write(jsonValue(m.Get(fd).Interface())) // the other extras are scalars
 		}
 	}
 	b.WriteString("}\n")

@@ -64,8 +64,8 @@ func sparseTeamInvite() *switchboardv1.TeamInvite {
 }
 
 func fullSubscription() *switchboardv1.TeamSubscription {
-	return &switchboardv1.TeamSubscription{Plan: "pro", Status: "active", Seats: 12, ExtraSeats: 2, AmountCents: 9700,
-		Currency: "USD", CurrentPeriodEnd: tsInviteEnds}
+	return &switchboardv1.TeamSubscription{Plan: "pro", Status: "past_due", Seats: 12, ExtraSeats: 2, AmountCents: 9700,
+		Currency: "USD", CurrentPeriodEnd: tsInviteEnds, PastDueSince: tsUsed}
 }
 
 // fullProject is a team project seen by its lead: every field set.
@@ -130,6 +130,10 @@ func groupFixtures() []fixture {
 			Projects: []*switchboardv1.Project{fullProject()}, Subscription: fullSubscription()}),
 		single("GetTeamResponse", "sparse", &switchboardv1.GetTeamResponse{Team: sparseTeam(),
 			Members: []*switchboardv1.TeamMember{sparseTeamMember()}, Projects: []*switchboardv1.Project{}}),
+		single("SubscribeTeamResponse", "full", &switchboardv1.SubscribeTeamResponse{Team: fullTeam(), Subscription: fullSubscription()}),
+		single("SubscribeTeamResponse", "starter", &switchboardv1.SubscribeTeamResponse{Team: sparseTeam(),
+			Subscription: &switchboardv1.TeamSubscription{Plan: "starter", Status: "active", Seats: 5, AmountCents: 2900,
+				Currency: "USD", CurrentPeriodEnd: tsInviteEnds}}),
 		single("UpdateTeamResponse", "full", &switchboardv1.UpdateTeamResponse{Team: fullTeam()}),
 		single("UpdateTeamResponse", "sparse", &switchboardv1.UpdateTeamResponse{Team: sparseTeam()}),
 		single("DeleteTeamResponse", "full", &switchboardv1.DeleteTeamResponse{Team: fullTeam()}),

@@ -30,8 +30,10 @@ type ErrorInfo struct {
 	RequiredIntegration *string  `protobuf:"bytes,2,opt,name=required_integration,json=requiredIntegration,proto3,oneof" json:"required_integration,omitempty"`
 	Price               *float64 `protobuf:"fixed64,3,opt,name=price,proto3,oneof" json:"price,omitempty"`
 	InviteId            *string  `protobuf:"bytes,4,opt,name=invite_id,json=inviteId,proto3,oneof" json:"invite_id,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// A team seat's 402: the cheapest plan that covers the seats asked for.
+	PlanPrice     *PlanPrice `protobuf:"bytes,5,opt,name=plan_price,json=planPrice,proto3" json:"plan_price,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ErrorInfo) Reset() {
@@ -92,20 +94,106 @@ func (x *ErrorInfo) GetInviteId() string {
 	return ""
 }
 
+func (x *ErrorInfo) GetPlanPrice() *PlanPrice {
+	if x != nil {
+		return x.PlanPrice
+	}
+	return nil
+}
+
+// PlanPrice quotes a team plan (RULINGS "Teams, projects, invites,
+// profiles": billing).
+type PlanPrice struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	AmountCents int32                  `protobuf:"varint,1,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	Currency    string                 `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
+	Plan        string                 `protobuf:"bytes,3,opt,name=plan,proto3" json:"plan,omitempty"`
+	// The plan's extra seats (pro).
+	ExtraSeats    int32 `protobuf:"varint,4,opt,name=extra_seats,json=extraSeats,proto3" json:"extra_seats,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlanPrice) Reset() {
+	*x = PlanPrice{}
+	mi := &file_switchboard_v1_errors_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlanPrice) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlanPrice) ProtoMessage() {}
+
+func (x *PlanPrice) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_errors_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlanPrice.ProtoReflect.Descriptor instead.
+func (*PlanPrice) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_errors_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PlanPrice) GetAmountCents() int32 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *PlanPrice) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *PlanPrice) GetPlan() string {
+	if x != nil {
+		return x.Plan
+	}
+	return ""
+}
+
+func (x *PlanPrice) GetExtraSeats() int32 {
+	if x != nil {
+		return x.ExtraSeats
+	}
+	return 0
+}
+
 var File_switchboard_v1_errors_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x1bswitchboard/v1/errors.proto\x12\x0eswitchboard.v1\"\xc5\x01\n" +
+	"\x1bswitchboard/v1/errors.proto\x12\x0eswitchboard.v1\"\xff\x01\n" +
 	"\tErrorInfo\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x126\n" +
 	"\x14required_integration\x18\x02 \x01(\tH\x00R\x13requiredIntegration\x88\x01\x01\x12\x19\n" +
 	"\x05price\x18\x03 \x01(\x01H\x01R\x05price\x88\x01\x01\x12 \n" +
-	"\tinvite_id\x18\x04 \x01(\tH\x02R\binviteId\x88\x01\x01B\x17\n" +
+	"\tinvite_id\x18\x04 \x01(\tH\x02R\binviteId\x88\x01\x01\x128\n" +
+	"\n" +
+	"plan_price\x18\x05 \x01(\v2\x19.switchboard.v1.PlanPriceR\tplanPriceB\x17\n" +
 	"\x15_required_integrationB\b\n" +
 	"\x06_priceB\f\n" +
 	"\n" +
-	"_invite_idBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"_invite_id\"\x7f\n" +
+	"\tPlanPrice\x12!\n" +
+	"\famount_cents\x18\x01 \x01(\x05R\vamountCents\x12\x1a\n" +
+	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x12\n" +
+	"\x04plan\x18\x03 \x01(\tR\x04plan\x12\x1f\n" +
+	"\vextra_seats\x18\x04 \x01(\x05R\n" +
+	"extraSeatsBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
 	file_switchboard_v1_errors_proto_rawDescOnce sync.Once
@@ -119,16 +207,18 @@ func file_switchboard_v1_errors_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_errors_proto_rawDescData
 }
 
-var file_switchboard_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_switchboard_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_switchboard_v1_errors_proto_goTypes = []any{
 	(*ErrorInfo)(nil), // 0: switchboard.v1.ErrorInfo
+	(*PlanPrice)(nil), // 1: switchboard.v1.PlanPrice
 }
 var file_switchboard_v1_errors_proto_depIdxs = []int32{
-	0, // [0:0] is the sub-list for method output_type
-	0, // [0:0] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	1, // 0: switchboard.v1.ErrorInfo.plan_price:type_name -> switchboard.v1.PlanPrice
+	1, // [1:1] is the sub-list for method output_type
+	1, // [1:1] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_errors_proto_init() }
@@ -143,7 +233,7 @@ func file_switchboard_v1_errors_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_errors_proto_rawDesc), len(file_switchboard_v1_errors_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

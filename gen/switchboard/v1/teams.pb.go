@@ -282,16 +282,21 @@ func (x *TeamMember) GetJoinedAt() *timestamppb.Timestamp {
 
 // TeamSubscription is a platform team's plan on the managed platform.
 type TeamSubscription struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	Plan             string                 `protobuf:"bytes,1,opt,name=plan,proto3" json:"plan,omitempty"`
-	Status           string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	Seats            int32                  `protobuf:"varint,3,opt,name=seats,proto3" json:"seats,omitempty"`
-	ExtraSeats       int32                  `protobuf:"varint,4,opt,name=extra_seats,json=extraSeats,proto3" json:"extra_seats,omitempty"`
-	AmountCents      int64                  `protobuf:"varint,5,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
-	Currency         string                 `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Plan   string                 `protobuf:"bytes,1,opt,name=plan,proto3" json:"plan,omitempty"`
+	Status string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// The members the plan covers, the owner included.
+	Seats      int32 `protobuf:"varint,3,opt,name=seats,proto3" json:"seats,omitempty"`
+	ExtraSeats int32 `protobuf:"varint,4,opt,name=extra_seats,json=extraSeats,proto3" json:"extra_seats,omitempty"`
+	// The monthly price, in cents of currency.
+	AmountCents int32  `protobuf:"varint,5,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	Currency    string `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	// When the next renewal is due.
 	CurrentPeriodEnd *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=current_period_end,json=currentPeriodEnd,proto3" json:"current_period_end,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Since when a renewal has failed; the plan is canceled 7 days later.
+	PastDueSince  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=past_due_since,json=pastDueSince,proto3,oneof" json:"past_due_since,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TeamSubscription) Reset() {
@@ -352,7 +357,7 @@ func (x *TeamSubscription) GetExtraSeats() int32 {
 	return 0
 }
 
-func (x *TeamSubscription) GetAmountCents() int64 {
+func (x *TeamSubscription) GetAmountCents() int32 {
 	if x != nil {
 		return x.AmountCents
 	}
@@ -369,6 +374,13 @@ func (x *TeamSubscription) GetCurrency() string {
 func (x *TeamSubscription) GetCurrentPeriodEnd() *timestamppb.Timestamp {
 	if x != nil {
 		return x.CurrentPeriodEnd
+	}
+	return nil
+}
+
+func (x *TeamSubscription) GetPastDueSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PastDueSince
 	}
 	return nil
 }
@@ -2102,6 +2114,119 @@ func (x *UnassignTeamProjectResponse) GetRemoved() int32 {
 	return 0
 }
 
+type SubscribeTeamRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Plan  string                 `protobuf:"bytes,2,opt,name=plan,proto3" json:"plan,omitempty"`
+	// Seats beyond the plan's ten (pro only).
+	ExtraSeats    int32 `protobuf:"varint,3,opt,name=extra_seats,json=extraSeats,proto3" json:"extra_seats,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubscribeTeamRequest) Reset() {
+	*x = SubscribeTeamRequest{}
+	mi := &file_switchboard_v1_teams_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubscribeTeamRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubscribeTeamRequest) ProtoMessage() {}
+
+func (x *SubscribeTeamRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_teams_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubscribeTeamRequest.ProtoReflect.Descriptor instead.
+func (*SubscribeTeamRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_teams_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *SubscribeTeamRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SubscribeTeamRequest) GetPlan() string {
+	if x != nil {
+		return x.Plan
+	}
+	return ""
+}
+
+func (x *SubscribeTeamRequest) GetExtraSeats() int32 {
+	if x != nil {
+		return x.ExtraSeats
+	}
+	return 0
+}
+
+type SubscribeTeamResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Team          *Team                  `protobuf:"bytes,1,opt,name=team,proto3" json:"team,omitempty"`
+	Subscription  *TeamSubscription      `protobuf:"bytes,2,opt,name=subscription,proto3" json:"subscription,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubscribeTeamResponse) Reset() {
+	*x = SubscribeTeamResponse{}
+	mi := &file_switchboard_v1_teams_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubscribeTeamResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubscribeTeamResponse) ProtoMessage() {}
+
+func (x *SubscribeTeamResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_teams_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubscribeTeamResponse.ProtoReflect.Descriptor instead.
+func (*SubscribeTeamResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_teams_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *SubscribeTeamResponse) GetTeam() *Team {
+	if x != nil {
+		return x.Team
+	}
+	return nil
+}
+
+func (x *SubscribeTeamResponse) GetSubscription() *TeamSubscription {
+	if x != nil {
+		return x.Subscription
+	}
+	return nil
+}
+
 var File_switchboard_v1_teams_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_teams_proto_rawDesc = "" +
@@ -2147,16 +2272,18 @@ const file_switchboard_v1_teams_proto_rawDesc = "" +
 	"\x0e_connection_idB\v\n" +
 	"\t_usernameB\t\n" +
 	"\a_avatarB\x0f\n" +
-	"\r_instance_url\"\xa6\x02\n" +
+	"\r_instance_url\"\x80\x03\n" +
 	"\x10TeamSubscription\x12!\n" +
 	"\x04plan\x18\x01 \x01(\tB\r\xba\xf5\x18\tteam_planR\x04plan\x12/\n" +
 	"\x06status\x18\x02 \x01(\tB\x17\xba\xf5\x18\x13subscription_statusR\x06status\x12\x14\n" +
 	"\x05seats\x18\x03 \x01(\x05R\x05seats\x12\x1f\n" +
 	"\vextra_seats\x18\x04 \x01(\x05R\n" +
 	"extraSeats\x12!\n" +
-	"\famount_cents\x18\x05 \x01(\x03R\vamountCents\x12\x1a\n" +
+	"\famount_cents\x18\x05 \x01(\x05R\vamountCents\x12\x1a\n" +
 	"\bcurrency\x18\x06 \x01(\tR\bcurrency\x12H\n" +
-	"\x12current_period_end\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x10currentPeriodEnd\"\xcd\x04\n" +
+	"\x12current_period_end\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x10currentPeriodEnd\x12E\n" +
+	"\x0epast_due_since\x18\b \x01(\v2\x1a.google.protobuf.TimestampH\x00R\fpastDueSince\x88\x01\x01B\x11\n" +
+	"\x0f_past_due_since\"\xcd\x04\n" +
 	"\n" +
 	"TeamInvite\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
@@ -2320,7 +2447,16 @@ const file_switchboard_v1_teams_proto_rawDesc = "" +
 	"project_id\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\tprojectId\"j\n" +
 	"\x1bUnassignTeamProjectResponse\x121\n" +
 	"\aproject\x18\x01 \x01(\v2\x17.switchboard.v1.ProjectR\aproject\x12\x18\n" +
-	"\aremoved\x18\x02 \x01(\x05R\aremoved2\xdb\x0f\n" +
+	"\aremoved\x18\x02 \x01(\x05R\aremoved\"\x83\x01\n" +
+	"\x14SubscribeTeamRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12%\n" +
+	"\x04plan\x18\x02 \x01(\tB\x11\xe8\xf3\x18\x01\xba\xf5\x18\tteam_planR\x04plan\x12+\n" +
+	"\vextra_seats\x18\x03 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x90N(\x00R\n" +
+	"extraSeats\"\x87\x01\n" +
+	"\x15SubscribeTeamResponse\x12(\n" +
+	"\x04team\x18\x01 \x01(\v2\x14.switchboard.v1.TeamR\x04team\x12D\n" +
+	"\fsubscription\x18\x02 \x01(\v2 .switchboard.v1.TeamSubscriptionR\fsubscription2\xea\x10\n" +
 	"\vTeamService\x12v\n" +
 	"\n" +
 	"CreateTeam\x12!.switchboard.v1.CreateTeamRequest\x1a\".switchboard.v1.CreateTeamResponse\"!\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x0f:\x01*\"\n" +
@@ -2339,7 +2475,8 @@ const file_switchboard_v1_teams_proto_rawDesc = "" +
 	"\x11PreviewTeamInvite\x12(.switchboard.v1.PreviewTeamInviteRequest\x1a).switchboard.v1.PreviewTeamInviteResponse\"-\xda\xf3\x18\b\b\x01\"\x04auth\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/teams/invite/{token}\x12\x92\x01\n" +
 	"\x10AnswerTeamInvite\x12'.switchboard.v1.AnswerTeamInviteRequest\x1a(.switchboard.v1.AnswerTeamInviteResponse\"+\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/teams/invite/{token}\x12\x94\x01\n" +
 	"\x11AssignTeamProject\x12(.switchboard.v1.AssignTeamProjectRequest\x1a).switchboard.v1.AssignTeamProjectResponse\"*\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/teams/{id}/projects\x12\x99\x01\n" +
-	"\x10ListTeamProjects\x12'.switchboard.v1.ListTeamProjectsRequest\x1a(.switchboard.v1.ListTeamProjectsResponse\"2\xda\xf3\x18\x0e\x12\x02\x01\x02\x1a\bprojects\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/teams/{id}/projects\x12\x97\x01\n" +
+	"\x10ListTeamProjects\x12'.switchboard.v1.ListTeamProjectsRequest\x1a(.switchboard.v1.ListTeamProjectsResponse\"2\xda\xf3\x18\x0e\x12\x02\x01\x02\x1a\bprojects\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/teams/{id}/projects\x12\x8c\x01\n" +
+	"\rSubscribeTeam\x12$.switchboard.v1.SubscribeTeamRequest\x1a%.switchboard.v1.SubscribeTeamResponse\".\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/teams/{id}/subscription\x12\x97\x01\n" +
 	"\x13UnassignTeamProject\x12*.switchboard.v1.UnassignTeamProjectRequest\x1a+.switchboard.v1.UnassignTeamProjectResponse\"'\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1a*\x18/api/teams/{id}/projectsBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
@@ -2354,7 +2491,7 @@ func file_switchboard_v1_teams_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_teams_proto_rawDescData
 }
 
-var file_switchboard_v1_teams_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_switchboard_v1_teams_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_switchboard_v1_teams_proto_goTypes = []any{
 	(*Team)(nil),                        // 0: switchboard.v1.Team
 	(*TeamMember)(nil),                  // 1: switchboard.v1.TeamMember
@@ -2388,71 +2525,78 @@ var file_switchboard_v1_teams_proto_goTypes = []any{
 	(*ListTeamProjectsResponse)(nil),    // 29: switchboard.v1.ListTeamProjectsResponse
 	(*UnassignTeamProjectRequest)(nil),  // 30: switchboard.v1.UnassignTeamProjectRequest
 	(*UnassignTeamProjectResponse)(nil), // 31: switchboard.v1.UnassignTeamProjectResponse
-	(*timestamppb.Timestamp)(nil),       // 32: google.protobuf.Timestamp
-	(*Pagination)(nil),                  // 33: switchboard.v1.Pagination
-	(*Project)(nil),                     // 34: switchboard.v1.Project
+	(*SubscribeTeamRequest)(nil),        // 32: switchboard.v1.SubscribeTeamRequest
+	(*SubscribeTeamResponse)(nil),       // 33: switchboard.v1.SubscribeTeamResponse
+	(*timestamppb.Timestamp)(nil),       // 34: google.protobuf.Timestamp
+	(*Pagination)(nil),                  // 35: switchboard.v1.Pagination
+	(*Project)(nil),                     // 36: switchboard.v1.Project
 }
 var file_switchboard_v1_teams_proto_depIdxs = []int32{
-	32, // 0: switchboard.v1.Team.created_at:type_name -> google.protobuf.Timestamp
-	32, // 1: switchboard.v1.Team.updated_at:type_name -> google.protobuf.Timestamp
-	32, // 2: switchboard.v1.TeamMember.joined_at:type_name -> google.protobuf.Timestamp
-	32, // 3: switchboard.v1.TeamSubscription.current_period_end:type_name -> google.protobuf.Timestamp
-	32, // 4: switchboard.v1.TeamInvite.expires_at:type_name -> google.protobuf.Timestamp
-	32, // 5: switchboard.v1.TeamInvite.answered_at:type_name -> google.protobuf.Timestamp
-	32, // 6: switchboard.v1.TeamInvite.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 7: switchboard.v1.CreateTeamResponse.team:type_name -> switchboard.v1.Team
-	0,  // 8: switchboard.v1.ListTeamsResponse.teams:type_name -> switchboard.v1.Team
-	33, // 9: switchboard.v1.ListTeamsResponse.pagination:type_name -> switchboard.v1.Pagination
-	0,  // 10: switchboard.v1.GetTeamResponse.team:type_name -> switchboard.v1.Team
-	1,  // 11: switchboard.v1.GetTeamResponse.members:type_name -> switchboard.v1.TeamMember
-	34, // 12: switchboard.v1.GetTeamResponse.projects:type_name -> switchboard.v1.Project
-	2,  // 13: switchboard.v1.GetTeamResponse.subscription:type_name -> switchboard.v1.TeamSubscription
-	0,  // 14: switchboard.v1.UpdateTeamResponse.team:type_name -> switchboard.v1.Team
-	0,  // 15: switchboard.v1.DeleteTeamResponse.team:type_name -> switchboard.v1.Team
-	1,  // 16: switchboard.v1.AddTeamMemberResponse.member:type_name -> switchboard.v1.TeamMember
-	1,  // 17: switchboard.v1.RemoveTeamMemberResponse.member:type_name -> switchboard.v1.TeamMember
-	32, // 18: switchboard.v1.CreateTeamInviteResponse.expires_at:type_name -> google.protobuf.Timestamp
-	3,  // 19: switchboard.v1.CreateTeamInviteResponse.invite:type_name -> switchboard.v1.TeamInvite
-	3,  // 20: switchboard.v1.ListTeamInvitesResponse.invites:type_name -> switchboard.v1.TeamInvite
-	32, // 21: switchboard.v1.PreviewTeamInviteResponse.expires_at:type_name -> google.protobuf.Timestamp
-	3,  // 22: switchboard.v1.AnswerTeamInviteResponse.invite:type_name -> switchboard.v1.TeamInvite
-	0,  // 23: switchboard.v1.AnswerTeamInviteResponse.team:type_name -> switchboard.v1.Team
-	34, // 24: switchboard.v1.AssignTeamProjectResponse.project:type_name -> switchboard.v1.Project
-	34, // 25: switchboard.v1.ListTeamProjectsResponse.projects:type_name -> switchboard.v1.Project
-	34, // 26: switchboard.v1.UnassignTeamProjectResponse.project:type_name -> switchboard.v1.Project
-	4,  // 27: switchboard.v1.TeamService.CreateTeam:input_type -> switchboard.v1.CreateTeamRequest
-	6,  // 28: switchboard.v1.TeamService.ListTeams:input_type -> switchboard.v1.ListTeamsRequest
-	8,  // 29: switchboard.v1.TeamService.GetTeam:input_type -> switchboard.v1.GetTeamRequest
-	10, // 30: switchboard.v1.TeamService.UpdateTeam:input_type -> switchboard.v1.UpdateTeamRequest
-	12, // 31: switchboard.v1.TeamService.DeleteTeam:input_type -> switchboard.v1.DeleteTeamRequest
-	14, // 32: switchboard.v1.TeamService.AddTeamMember:input_type -> switchboard.v1.AddTeamMemberRequest
-	16, // 33: switchboard.v1.TeamService.RemoveTeamMember:input_type -> switchboard.v1.RemoveTeamMemberRequest
-	18, // 34: switchboard.v1.TeamService.CreateTeamInvite:input_type -> switchboard.v1.CreateTeamInviteRequest
-	20, // 35: switchboard.v1.TeamService.ListTeamInvites:input_type -> switchboard.v1.ListTeamInvitesRequest
-	22, // 36: switchboard.v1.TeamService.PreviewTeamInvite:input_type -> switchboard.v1.PreviewTeamInviteRequest
-	24, // 37: switchboard.v1.TeamService.AnswerTeamInvite:input_type -> switchboard.v1.AnswerTeamInviteRequest
-	26, // 38: switchboard.v1.TeamService.AssignTeamProject:input_type -> switchboard.v1.AssignTeamProjectRequest
-	28, // 39: switchboard.v1.TeamService.ListTeamProjects:input_type -> switchboard.v1.ListTeamProjectsRequest
-	30, // 40: switchboard.v1.TeamService.UnassignTeamProject:input_type -> switchboard.v1.UnassignTeamProjectRequest
-	5,  // 41: switchboard.v1.TeamService.CreateTeam:output_type -> switchboard.v1.CreateTeamResponse
-	7,  // 42: switchboard.v1.TeamService.ListTeams:output_type -> switchboard.v1.ListTeamsResponse
-	9,  // 43: switchboard.v1.TeamService.GetTeam:output_type -> switchboard.v1.GetTeamResponse
-	11, // 44: switchboard.v1.TeamService.UpdateTeam:output_type -> switchboard.v1.UpdateTeamResponse
-	13, // 45: switchboard.v1.TeamService.DeleteTeam:output_type -> switchboard.v1.DeleteTeamResponse
-	15, // 46: switchboard.v1.TeamService.AddTeamMember:output_type -> switchboard.v1.AddTeamMemberResponse
-	17, // 47: switchboard.v1.TeamService.RemoveTeamMember:output_type -> switchboard.v1.RemoveTeamMemberResponse
-	19, // 48: switchboard.v1.TeamService.CreateTeamInvite:output_type -> switchboard.v1.CreateTeamInviteResponse
-	21, // 49: switchboard.v1.TeamService.ListTeamInvites:output_type -> switchboard.v1.ListTeamInvitesResponse
-	23, // 50: switchboard.v1.TeamService.PreviewTeamInvite:output_type -> switchboard.v1.PreviewTeamInviteResponse
-	25, // 51: switchboard.v1.TeamService.AnswerTeamInvite:output_type -> switchboard.v1.AnswerTeamInviteResponse
-	27, // 52: switchboard.v1.TeamService.AssignTeamProject:output_type -> switchboard.v1.AssignTeamProjectResponse
-	29, // 53: switchboard.v1.TeamService.ListTeamProjects:output_type -> switchboard.v1.ListTeamProjectsResponse
-	31, // 54: switchboard.v1.TeamService.UnassignTeamProject:output_type -> switchboard.v1.UnassignTeamProjectResponse
-	41, // [41:55] is the sub-list for method output_type
-	27, // [27:41] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	34, // 0: switchboard.v1.Team.created_at:type_name -> google.protobuf.Timestamp
+	34, // 1: switchboard.v1.Team.updated_at:type_name -> google.protobuf.Timestamp
+	34, // 2: switchboard.v1.TeamMember.joined_at:type_name -> google.protobuf.Timestamp
+	34, // 3: switchboard.v1.TeamSubscription.current_period_end:type_name -> google.protobuf.Timestamp
+	34, // 4: switchboard.v1.TeamSubscription.past_due_since:type_name -> google.protobuf.Timestamp
+	34, // 5: switchboard.v1.TeamInvite.expires_at:type_name -> google.protobuf.Timestamp
+	34, // 6: switchboard.v1.TeamInvite.answered_at:type_name -> google.protobuf.Timestamp
+	34, // 7: switchboard.v1.TeamInvite.created_at:type_name -> google.protobuf.Timestamp
+	0,  // 8: switchboard.v1.CreateTeamResponse.team:type_name -> switchboard.v1.Team
+	0,  // 9: switchboard.v1.ListTeamsResponse.teams:type_name -> switchboard.v1.Team
+	35, // 10: switchboard.v1.ListTeamsResponse.pagination:type_name -> switchboard.v1.Pagination
+	0,  // 11: switchboard.v1.GetTeamResponse.team:type_name -> switchboard.v1.Team
+	1,  // 12: switchboard.v1.GetTeamResponse.members:type_name -> switchboard.v1.TeamMember
+	36, // 13: switchboard.v1.GetTeamResponse.projects:type_name -> switchboard.v1.Project
+	2,  // 14: switchboard.v1.GetTeamResponse.subscription:type_name -> switchboard.v1.TeamSubscription
+	0,  // 15: switchboard.v1.UpdateTeamResponse.team:type_name -> switchboard.v1.Team
+	0,  // 16: switchboard.v1.DeleteTeamResponse.team:type_name -> switchboard.v1.Team
+	1,  // 17: switchboard.v1.AddTeamMemberResponse.member:type_name -> switchboard.v1.TeamMember
+	1,  // 18: switchboard.v1.RemoveTeamMemberResponse.member:type_name -> switchboard.v1.TeamMember
+	34, // 19: switchboard.v1.CreateTeamInviteResponse.expires_at:type_name -> google.protobuf.Timestamp
+	3,  // 20: switchboard.v1.CreateTeamInviteResponse.invite:type_name -> switchboard.v1.TeamInvite
+	3,  // 21: switchboard.v1.ListTeamInvitesResponse.invites:type_name -> switchboard.v1.TeamInvite
+	34, // 22: switchboard.v1.PreviewTeamInviteResponse.expires_at:type_name -> google.protobuf.Timestamp
+	3,  // 23: switchboard.v1.AnswerTeamInviteResponse.invite:type_name -> switchboard.v1.TeamInvite
+	0,  // 24: switchboard.v1.AnswerTeamInviteResponse.team:type_name -> switchboard.v1.Team
+	36, // 25: switchboard.v1.AssignTeamProjectResponse.project:type_name -> switchboard.v1.Project
+	36, // 26: switchboard.v1.ListTeamProjectsResponse.projects:type_name -> switchboard.v1.Project
+	36, // 27: switchboard.v1.UnassignTeamProjectResponse.project:type_name -> switchboard.v1.Project
+	0,  // 28: switchboard.v1.SubscribeTeamResponse.team:type_name -> switchboard.v1.Team
+	2,  // 29: switchboard.v1.SubscribeTeamResponse.subscription:type_name -> switchboard.v1.TeamSubscription
+	4,  // 30: switchboard.v1.TeamService.CreateTeam:input_type -> switchboard.v1.CreateTeamRequest
+	6,  // 31: switchboard.v1.TeamService.ListTeams:input_type -> switchboard.v1.ListTeamsRequest
+	8,  // 32: switchboard.v1.TeamService.GetTeam:input_type -> switchboard.v1.GetTeamRequest
+	10, // 33: switchboard.v1.TeamService.UpdateTeam:input_type -> switchboard.v1.UpdateTeamRequest
+	12, // 34: switchboard.v1.TeamService.DeleteTeam:input_type -> switchboard.v1.DeleteTeamRequest
+	14, // 35: switchboard.v1.TeamService.AddTeamMember:input_type -> switchboard.v1.AddTeamMemberRequest
+	16, // 36: switchboard.v1.TeamService.RemoveTeamMember:input_type -> switchboard.v1.RemoveTeamMemberRequest
+	18, // 37: switchboard.v1.TeamService.CreateTeamInvite:input_type -> switchboard.v1.CreateTeamInviteRequest
+	20, // 38: switchboard.v1.TeamService.ListTeamInvites:input_type -> switchboard.v1.ListTeamInvitesRequest
+	22, // 39: switchboard.v1.TeamService.PreviewTeamInvite:input_type -> switchboard.v1.PreviewTeamInviteRequest
+	24, // 40: switchboard.v1.TeamService.AnswerTeamInvite:input_type -> switchboard.v1.AnswerTeamInviteRequest
+	26, // 41: switchboard.v1.TeamService.AssignTeamProject:input_type -> switchboard.v1.AssignTeamProjectRequest
+	28, // 42: switchboard.v1.TeamService.ListTeamProjects:input_type -> switchboard.v1.ListTeamProjectsRequest
+	32, // 43: switchboard.v1.TeamService.SubscribeTeam:input_type -> switchboard.v1.SubscribeTeamRequest
+	30, // 44: switchboard.v1.TeamService.UnassignTeamProject:input_type -> switchboard.v1.UnassignTeamProjectRequest
+	5,  // 45: switchboard.v1.TeamService.CreateTeam:output_type -> switchboard.v1.CreateTeamResponse
+	7,  // 46: switchboard.v1.TeamService.ListTeams:output_type -> switchboard.v1.ListTeamsResponse
+	9,  // 47: switchboard.v1.TeamService.GetTeam:output_type -> switchboard.v1.GetTeamResponse
+	11, // 48: switchboard.v1.TeamService.UpdateTeam:output_type -> switchboard.v1.UpdateTeamResponse
+	13, // 49: switchboard.v1.TeamService.DeleteTeam:output_type -> switchboard.v1.DeleteTeamResponse
+	15, // 50: switchboard.v1.TeamService.AddTeamMember:output_type -> switchboard.v1.AddTeamMemberResponse
+	17, // 51: switchboard.v1.TeamService.RemoveTeamMember:output_type -> switchboard.v1.RemoveTeamMemberResponse
+	19, // 52: switchboard.v1.TeamService.CreateTeamInvite:output_type -> switchboard.v1.CreateTeamInviteResponse
+	21, // 53: switchboard.v1.TeamService.ListTeamInvites:output_type -> switchboard.v1.ListTeamInvitesResponse
+	23, // 54: switchboard.v1.TeamService.PreviewTeamInvite:output_type -> switchboard.v1.PreviewTeamInviteResponse
+	25, // 55: switchboard.v1.TeamService.AnswerTeamInvite:output_type -> switchboard.v1.AnswerTeamInviteResponse
+	27, // 56: switchboard.v1.TeamService.AssignTeamProject:output_type -> switchboard.v1.AssignTeamProjectResponse
+	29, // 57: switchboard.v1.TeamService.ListTeamProjects:output_type -> switchboard.v1.ListTeamProjectsResponse
+	33, // 58: switchboard.v1.TeamService.SubscribeTeam:output_type -> switchboard.v1.SubscribeTeamResponse
+	31, // 59: switchboard.v1.TeamService.UnassignTeamProject:output_type -> switchboard.v1.UnassignTeamProjectResponse
+	45, // [45:60] is the sub-list for method output_type
+	30, // [30:45] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_teams_proto_init() }
@@ -2465,6 +2609,7 @@ func file_switchboard_v1_teams_proto_init() {
 	file_switchboard_v1_projects_proto_init()
 	file_switchboard_v1_teams_proto_msgTypes[0].OneofWrappers = []any{}
 	file_switchboard_v1_teams_proto_msgTypes[1].OneofWrappers = []any{}
+	file_switchboard_v1_teams_proto_msgTypes[2].OneofWrappers = []any{}
 	file_switchboard_v1_teams_proto_msgTypes[3].OneofWrappers = []any{}
 	file_switchboard_v1_teams_proto_msgTypes[4].OneofWrappers = []any{}
 	file_switchboard_v1_teams_proto_msgTypes[10].OneofWrappers = []any{}
@@ -2477,7 +2622,7 @@ func file_switchboard_v1_teams_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_teams_proto_rawDesc), len(file_switchboard_v1_teams_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   32,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

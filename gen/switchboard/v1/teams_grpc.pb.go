@@ -32,6 +32,7 @@ const (
 	TeamService_AnswerTeamInvite_FullMethodName    = "/switchboard.v1.TeamService/AnswerTeamInvite"
 	TeamService_AssignTeamProject_FullMethodName   = "/switchboard.v1.TeamService/AssignTeamProject"
 	TeamService_ListTeamProjects_FullMethodName    = "/switchboard.v1.TeamService/ListTeamProjects"
+	TeamService_SubscribeTeam_FullMethodName       = "/switchboard.v1.TeamService/SubscribeTeam"
 	TeamService_UnassignTeamProject_FullMethodName = "/switchboard.v1.TeamService/UnassignTeamProject"
 )
 
@@ -77,6 +78,10 @@ type TeamServiceClient interface {
 	AssignTeamProject(ctx context.Context, in *AssignTeamProjectRequest, opts ...grpc.CallOption) (*AssignTeamProjectResponse, error)
 	// ListTeamProjects lists the projects assigned to the team (members).
 	ListTeamProjects(ctx context.Context, in *ListTeamProjectsRequest, opts ...grpc.CallOption) (*ListTeamProjectsResponse, error)
+	// SubscribeTeam puts a platform team on a plan (owner; on the managed
+	// platform only): the first month is charged at once through the store's
+	// payments layer, and each month after by the renewal timer.
+	SubscribeTeam(ctx context.Context, in *SubscribeTeamRequest, opts ...grpc.CallOption) (*SubscribeTeamResponse, error)
 	// UnassignTeamProject takes a project from the team: the members who were
 	// in it only through the team leave it.
 	UnassignTeamProject(ctx context.Context, in *UnassignTeamProjectRequest, opts ...grpc.CallOption) (*UnassignTeamProjectResponse, error)
@@ -220,6 +225,16 @@ func (c *teamServiceClient) ListTeamProjects(ctx context.Context, in *ListTeamPr
 	return out, nil
 }
 
+func (c *teamServiceClient) SubscribeTeam(ctx context.Context, in *SubscribeTeamRequest, opts ...grpc.CallOption) (*SubscribeTeamResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubscribeTeamResponse)
+	err := c.cc.Invoke(ctx, TeamService_SubscribeTeam_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *teamServiceClient) UnassignTeamProject(ctx context.Context, in *UnassignTeamProjectRequest, opts ...grpc.CallOption) (*UnassignTeamProjectResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(UnassignTeamProjectResponse)
@@ -272,6 +287,10 @@ type TeamServiceServer interface {
 	AssignTeamProject(context.Context, *AssignTeamProjectRequest) (*AssignTeamProjectResponse, error)
 	// ListTeamProjects lists the projects assigned to the team (members).
 	ListTeamProjects(context.Context, *ListTeamProjectsRequest) (*ListTeamProjectsResponse, error)
+	// SubscribeTeam puts a platform team on a plan (owner; on the managed
+	// platform only): the first month is charged at once through the store's
+	// payments layer, and each month after by the renewal timer.
+	SubscribeTeam(context.Context, *SubscribeTeamRequest) (*SubscribeTeamResponse, error)
 	// UnassignTeamProject takes a project from the team: the members who were
 	// in it only through the team leave it.
 	UnassignTeamProject(context.Context, *UnassignTeamProjectRequest) (*UnassignTeamProjectResponse, error)
@@ -322,6 +341,9 @@ func (UnimplementedTeamServiceServer) AssignTeamProject(context.Context, *Assign
 }
 func (UnimplementedTeamServiceServer) ListTeamProjects(context.Context, *ListTeamProjectsRequest) (*ListTeamProjectsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTeamProjects not implemented")
+}
+func (UnimplementedTeamServiceServer) SubscribeTeam(context.Context, *SubscribeTeamRequest) (*SubscribeTeamResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubscribeTeam not implemented")
 }
 func (UnimplementedTeamServiceServer) UnassignTeamProject(context.Context, *UnassignTeamProjectRequest) (*UnassignTeamProjectResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UnassignTeamProject not implemented")
@@ -580,6 +602,24 @@ func _TeamService_ListTeamProjects_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TeamService_SubscribeTeam_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubscribeTeamRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TeamServiceServer).SubscribeTeam(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TeamService_SubscribeTeam_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TeamServiceServer).SubscribeTeam(ctx, req.(*SubscribeTeamRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TeamService_UnassignTeamProject_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(UnassignTeamProjectRequest)
 	if err := dec(in); err != nil {
@@ -656,6 +696,10 @@ var TeamService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTeamProjects",
 			Handler:    _TeamService_ListTeamProjects_Handler,
+		},
+		{
+			MethodName: "SubscribeTeam",
+			Handler:    _TeamService_SubscribeTeam_Handler,
 		},
 		{
 			MethodName: "UnassignTeamProject",

@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // Ledger is the built-in provider: holds and an append-only journal in the
@@ -82,4 +83,25 @@ func (l Ledger) settle(ctx context.Context, tx *db.Tx, executionID string, to pa
 		return nil, fmt.Errorf("ledger: %w: no held payment for execution %s", ErrNotHeld, executionID)
 	}
 	return tx.PaymentHold.Query().Where(paymenthold.ExecutionID(executionID)).Only(ctx)
+}
+
+// Subscription charges are ledger lines outside any execution: the payer's
+// debit and the platform's credit for one period of a team's plan
+// (RULINGS "Teams, projects, invites, profiles": billing). HoldID names the
+// subscription, ExecutionID the period.
+const (
+	KindSubscription         = "subscription"
+	KindSubscriptionPlatform = "subscription_platform"
+)
+
+// ChargeSubscription records one period's price paid by payerID to the
+// platform. The built-in ledger moves no money, so it never declines; a
+// processor outside the machine could (the renewal then goes past due).
+func (l Ledger) ChargeSubscription(ctx context.Context, tx *db.Tx, subscriptionID, period, payerID string, amount money.Cents, currency string) error {
+	return tx.LedgerEntry.CreateBulk(
+		tx.LedgerEntry.Create().SetHoldID(subscriptionID).SetExecutionID(period).SetKind(KindSubscription).
+			SetAccount(payerID).SetAmount(-amount).SetCurrency(currency),
+		tx.LedgerEntry.Create().SetHoldID(subscriptionID).SetExecutionID(period).SetKind(KindSubscriptionPlatform).
+			SetAccount(PlatformAccount).SetAmount(amount).SetCurrency(currency),
+	).Exec(ctx)
 }

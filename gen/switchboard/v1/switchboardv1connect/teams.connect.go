@@ -67,6 +67,9 @@ const (
 	// TeamServiceListTeamProjectsProcedure is the fully-qualified name of the TeamService's
 	// ListTeamProjects RPC.
 	TeamServiceListTeamProjectsProcedure = "/switchboard.v1.TeamService/ListTeamProjects"
+	// TeamServiceSubscribeTeamProcedure is the fully-qualified name of the TeamService's SubscribeTeam
+	// RPC.
+	TeamServiceSubscribeTeamProcedure = "/switchboard.v1.TeamService/SubscribeTeam"
 	// TeamServiceUnassignTeamProjectProcedure is the fully-qualified name of the TeamService's
 	// UnassignTeamProject RPC.
 	TeamServiceUnassignTeamProjectProcedure = "/switchboard.v1.TeamService/UnassignTeamProject"
@@ -106,6 +109,10 @@ type TeamServiceClient interface {
 	AssignTeamProject(context.Context, *v1.AssignTeamProjectRequest) (*v1.AssignTeamProjectResponse, error)
 	// ListTeamProjects lists the projects assigned to the team (members).
 	ListTeamProjects(context.Context, *v1.ListTeamProjectsRequest) (*v1.ListTeamProjectsResponse, error)
+	// SubscribeTeam puts a platform team on a plan (owner; on the managed
+	// platform only): the first month is charged at once through the store's
+	// payments layer, and each month after by the renewal timer.
+	SubscribeTeam(context.Context, *v1.SubscribeTeamRequest) (*v1.SubscribeTeamResponse, error)
 	// UnassignTeamProject takes a project from the team: the members who were
 	// in it only through the team leave it.
 	UnassignTeamProject(context.Context, *v1.UnassignTeamProjectRequest) (*v1.UnassignTeamProjectResponse, error)
@@ -200,6 +207,12 @@ func NewTeamServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithSchema(teamServiceMethods.ByName("ListTeamProjects")),
 			connect.WithClientOptions(opts...),
 		),
+		subscribeTeam: connect.NewClient[v1.SubscribeTeamRequest, v1.SubscribeTeamResponse](
+			httpClient,
+			baseURL+TeamServiceSubscribeTeamProcedure,
+			connect.WithSchema(teamServiceMethods.ByName("SubscribeTeam")),
+			connect.WithClientOptions(opts...),
+		),
 		unassignTeamProject: connect.NewClient[v1.UnassignTeamProjectRequest, v1.UnassignTeamProjectResponse](
 			httpClient,
 			baseURL+TeamServiceUnassignTeamProjectProcedure,
@@ -224,6 +237,7 @@ type teamServiceClient struct {
 	answerTeamInvite    *connect.Client[v1.AnswerTeamInviteRequest, v1.AnswerTeamInviteResponse]
 	assignTeamProject   *connect.Client[v1.AssignTeamProjectRequest, v1.AssignTeamProjectResponse]
 	listTeamProjects    *connect.Client[v1.ListTeamProjectsRequest, v1.ListTeamProjectsResponse]
+	subscribeTeam       *connect.Client[v1.SubscribeTeamRequest, v1.SubscribeTeamResponse]
 	unassignTeamProject *connect.Client[v1.UnassignTeamProjectRequest, v1.UnassignTeamProjectResponse]
 }
 
@@ -344,6 +358,15 @@ func (c *teamServiceClient) ListTeamProjects(ctx context.Context, req *v1.ListTe
 	return nil, err
 }
 
+// SubscribeTeam calls switchboard.v1.TeamService.SubscribeTeam.
+func (c *teamServiceClient) SubscribeTeam(ctx context.Context, req *v1.SubscribeTeamRequest) (*v1.SubscribeTeamResponse, error) {
+	response, err := c.subscribeTeam.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // UnassignTeamProject calls switchboard.v1.TeamService.UnassignTeamProject.
 func (c *teamServiceClient) UnassignTeamProject(ctx context.Context, req *v1.UnassignTeamProjectRequest) (*v1.UnassignTeamProjectResponse, error) {
 	response, err := c.unassignTeamProject.CallUnary(ctx, connect.NewRequest(req))
@@ -387,6 +410,10 @@ type TeamServiceHandler interface {
 	AssignTeamProject(context.Context, *v1.AssignTeamProjectRequest) (*v1.AssignTeamProjectResponse, error)
 	// ListTeamProjects lists the projects assigned to the team (members).
 	ListTeamProjects(context.Context, *v1.ListTeamProjectsRequest) (*v1.ListTeamProjectsResponse, error)
+	// SubscribeTeam puts a platform team on a plan (owner; on the managed
+	// platform only): the first month is charged at once through the store's
+	// payments layer, and each month after by the renewal timer.
+	SubscribeTeam(context.Context, *v1.SubscribeTeamRequest) (*v1.SubscribeTeamResponse, error)
 	// UnassignTeamProject takes a project from the team: the members who were
 	// in it only through the team leave it.
 	UnassignTeamProject(context.Context, *v1.UnassignTeamProjectRequest) (*v1.UnassignTeamProjectResponse, error)
@@ -477,6 +504,12 @@ func NewTeamServiceHandler(svc TeamServiceHandler, opts ...connect.HandlerOption
 		connect.WithSchema(teamServiceMethods.ByName("ListTeamProjects")),
 		connect.WithHandlerOptions(opts...),
 	)
+	teamServiceSubscribeTeamHandler := connect.NewUnaryHandlerSimple(
+		TeamServiceSubscribeTeamProcedure,
+		svc.SubscribeTeam,
+		connect.WithSchema(teamServiceMethods.ByName("SubscribeTeam")),
+		connect.WithHandlerOptions(opts...),
+	)
 	teamServiceUnassignTeamProjectHandler := connect.NewUnaryHandlerSimple(
 		TeamServiceUnassignTeamProjectProcedure,
 		svc.UnassignTeamProject,
@@ -511,6 +544,8 @@ func NewTeamServiceHandler(svc TeamServiceHandler, opts ...connect.HandlerOption
 			teamServiceAssignTeamProjectHandler.ServeHTTP(w, r)
 		case TeamServiceListTeamProjectsProcedure:
 			teamServiceListTeamProjectsHandler.ServeHTTP(w, r)
+		case TeamServiceSubscribeTeamProcedure:
+			teamServiceSubscribeTeamHandler.ServeHTTP(w, r)
 		case TeamServiceUnassignTeamProjectProcedure:
 			teamServiceUnassignTeamProjectHandler.ServeHTTP(w, r)
 		default:
@@ -572,6 +607,10 @@ func (UnimplementedTeamServiceHandler) AssignTeamProject(context.Context, *v1.As
 
 func (UnimplementedTeamServiceHandler) ListTeamProjects(context.Context, *v1.ListTeamProjectsRequest) (*v1.ListTeamProjectsResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.TeamService.ListTeamProjects is not implemented"))
+}
+
+func (UnimplementedTeamServiceHandler) SubscribeTeam(context.Context, *v1.SubscribeTeamRequest) (*v1.SubscribeTeamResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.TeamService.SubscribeTeam is not implemented"))
 }
 
 func (UnimplementedTeamServiceHandler) UnassignTeamProject(context.Context, *v1.UnassignTeamProjectRequest) (*v1.UnassignTeamProjectResponse, error) {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/errors.proto.
  */
 export const file_switchboard_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("Chtzd2l0Y2hib2FyZC92MS9lcnJvcnMucHJvdG8SDnN3aXRjaGJvYXJkLnYxIpkBCglFcnJvckluZm8SDAoEY29kZRgBIAEoCRIhChRyZXF1aXJlZF9pbnRlZ3JhdGlvbhgCIAEoCUgAiAEBEhIKBXByaWNlGAMgASgBSAGIAQESFgoJaW52aXRlX2lkGAQgASgJSAKIAQFCFwoVX3JlcXVpcmVkX2ludGVncmF0aW9uQggKBl9wcmljZUIMCgpfaW52aXRlX2lkQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw");
+  fileDesc("Chtzd2l0Y2hib2FyZC92MS9lcnJvcnMucHJvdG8SDnN3aXRjaGJvYXJkLnYxIsgBCglFcnJvckluZm8SDAoEY29kZRgBIAEoCRIhChRyZXF1aXJlZF9pbnRlZ3JhdGlvbhgCIAEoCUgAiAEBEhIKBXByaWNlGAMgASgBSAGIAQESFgoJaW52aXRlX2lkGAQgASgJSAKIAQESLQoKcGxhbl9wcmljZRgFIAEoCzIZLnN3aXRjaGJvYXJkLnYxLlBsYW5QcmljZUIXChVfcmVxdWlyZWRfaW50ZWdyYXRpb25CCAoGX3ByaWNlQgwKCl9pbnZpdGVfaWQiVgoJUGxhblByaWNlEhQKDGFtb3VudF9jZW50cxgBIAEoBRIQCghjdXJyZW5jeRgCIAEoCRIMCgRwbGFuGAMgASgJEhMKC2V4dHJhX3NlYXRzGAQgASgFQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw");
 
 /**
  * ErrorInfo travels as a Connect error detail and carries the same extras the
@@ -40,6 +40,13 @@ export type ErrorInfo = Message<"switchboard.v1.ErrorInfo"> & {
    * @generated from field: optional string invite_id = 4;
    */
   inviteId?: string | undefined;
+
+  /**
+   * A team seat's 402: the cheapest plan that covers the seats asked for.
+   *
+   * @generated from field: switchboard.v1.PlanPrice plan_price = 5;
+   */
+  planPrice?: PlanPrice | undefined;
 };
 
 /**
@@ -48,4 +55,41 @@ export type ErrorInfo = Message<"switchboard.v1.ErrorInfo"> & {
  */
 export const ErrorInfoSchema: GenMessage<ErrorInfo> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_errors, 0);
+
+/**
+ * PlanPrice quotes a team plan (RULINGS "Teams, projects, invites,
+ * profiles": billing).
+ *
+ * @generated from message switchboard.v1.PlanPrice
+ */
+export type PlanPrice = Message<"switchboard.v1.PlanPrice"> & {
+  /**
+   * @generated from field: int32 amount_cents = 1;
+   */
+  amountCents: number;
+
+  /**
+   * @generated from field: string currency = 2;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: string plan = 3;
+   */
+  plan: string;
+
+  /**
+   * The plan's extra seats (pro).
+   *
+   * @generated from field: int32 extra_seats = 4;
+   */
+  extraSeats: number;
+};
+
+/**
+ * Describes the message switchboard.v1.PlanPrice.
+ * Use `create(PlanPriceSchema)` to create a new message.
+ */
+export const PlanPriceSchema: GenMessage<PlanPrice> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_errors, 1);
 
