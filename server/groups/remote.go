@@ -52,9 +52,8 @@ func (s *Core) inviteRelay(ctx context.Context, connectionID, subject string, pa
 	if err != nil {
 		return "", err
 	}
-	intent, typ := "introduce", "request"
 	res, err := s.Relays.SendRelay(ctx, &switchboardv1.SendRelayRequest{ConnectionId: connectionID, Subject: subject,
-		Intent: intent, Type: typ, Payload: st})
+		Intent: rules.IntentIntroduce, Type: rules.TypeRequest, Payload: st})
 	if err != nil {
 		if cerr := s.DB.InTx(ctx, func(tx *db.Tx) error { return cancel(ctx, tx) }); cerr != nil {
 			s.Logger.Error("groups: cancelling an invite whose relay failed", "error", cerr)
