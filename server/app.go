@@ -16,9 +16,9 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/assistant"
-	"github.com/switchboard-hq/switchboard/server/groups"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/groups"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -129,9 +129,9 @@ type App struct {
 	// Renewals renews platform teams' plans (a hub only; nil elsewhere):
 	// tests Wake it after moving the clock.
 	Renewals *groups.RenewalTimer
-	tracing   *tracing
-	mu        sync.Mutex
-	closers   []func()
+	tracing  *tracing
+	mu       sync.Mutex
+	closers  []func()
 }
 
 // Close stops the background work, last started first, and ends the open

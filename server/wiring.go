@@ -45,8 +45,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
-	"github.com/switchboard-hq/switchboard/server/store/payments"
 	"github.com/switchboard-hq/switchboard/server/store/lifecycle"
+	"github.com/switchboard-hq/switchboard/server/store/payments"
 	"github.com/switchboard-hq/switchboard/server/store/review"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
@@ -255,7 +255,7 @@ func (h *house) buildServices(*App) error {
 	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
 	s.handoff = &a2a.Handoff{DB: cfg.DB, Now: cfg.now}
 	s.groups = &groups.Core{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Relays: s.relays, Notify: s.network,
-		Billing: payments.Ledger{Now: cfg.now},
+		Billing:   payments.Ledger{Now: cfg.now},
 		PublicURL: cfg.Executions.PublicURL, Platform: s.hub.Serving, Logger: cfg.Logger}
 	s.teams, s.projects = groups.New(s.groups)
 	// A peer's token shows it what the network sees.
