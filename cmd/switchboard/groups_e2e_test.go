@@ -131,6 +131,24 @@ func TestGroupsOverTheNetwork(t *testing.T) {
 			t.Errorf("an invite's card on B's board: %v", c)
 		}
 	}
+	// The remote member joins the team's projects through it, and leaves
+	// them with it.
+	q := must(t, a.owner, http.StatusCreated, http.MethodPost, "/api/projects", `{"name":"Docs","teamId":"`+team+`"}`)["project"].(map[string]any)["id"].(string)
+	viaTeam := func() string {
+		for _, m := range must(t, a.owner, http.StatusOK, http.MethodGet, "/api/projects/"+q, "")["members"].([]any) {
+			if m := m.(map[string]any); m["connectionId"] == connB {
+				return m["role"].(string) + " via " + m["via"].(string)
+			}
+		}
+		return ""
+	}
+	if got := viaTeam(); got != "contributor via team" {
+		t.Fatalf("B's owner in the team's project: %q", got)
+	}
+	must(t, a.owner, http.StatusOK, http.MethodDelete, "/api/teams/"+team+"/members?memberId="+connB, "")
+	if got := viaTeam(); got != "" {
+		t.Fatalf("B's owner in the team's project after leaving the team: %q", got)
+	}
 	mirrorTeam := only(t, must(t, b.owner, http.StatusOK, http.MethodGet, "/api/teams", "")["teams"].([]any))
 	if mirrorTeam["name"] != "Night Crew" || mirrorTeam["role"] != "admin" || mirrorTeam["handle"] != "night-crew" {
 		t.Fatalf("B's mirror team: %v", mirrorTeam)

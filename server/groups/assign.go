@@ -63,13 +63,13 @@ func (s *Core) assign(ctx context.Context, tx *db.Tx, pr *ent.Project, teamID st
 			return 0, err
 		}
 	}
-	members, err := tx.TeamMember.Query().Where(teammember.TeamID(teamID), teammember.UserIDNotNil()).All(ctx)
+	members, err := tx.TeamMember.Query().Where(teammember.TeamID(teamID)).All(ctx)
 	if err != nil {
 		return 0, err
 	}
 	added := 0
 	for _, m := range members {
-		ok, err := s.joinProjectViaTeam(ctx, tx, pr.ID, teamID, *m.UserID)
+		ok, err := s.joinProjectViaTeam(ctx, tx, pr.ID, teamID, m)
 		if err != nil {
 			return 0, err
 		}
@@ -80,16 +80,36 @@ func (s *Core) assign(ctx context.Context, tx *db.Tx, pr *ent.Project, teamID st
 	return added, nil
 }
 
-// joinProjectViaTeam makes userID a contributor of the project through the
-// team, unless they are a member already; it answers whether they joined.
-func (s *Core) joinProjectViaTeam(ctx context.Context, tx *db.Tx, projectID, teamID, userID string) (bool, error) {
-	exists, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(projectID), projectmember.UserID(userID)).Exist(ctx)
+// joinProjectViaTeam makes a team member (a local user or a connection's
+// peer) a contributor of the project through the team, unless they are a
+// member already; it answers whether they joined.
+func (s *Core) joinProjectViaTeam(ctx context.Context, tx *db.Tx, projectID, teamID string, m *ent.TeamMember) (bool, error) {
+	same := projectmember.UserID(deref(m.UserID))
+	if m.UserID == nil {
+		same = projectmember.ConnectionID(deref(m.ConnectionID))
+	}
+	exists, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(projectID), same).Exist(ctx)
 	if err != nil || exists {
 		return false, err
 	}
 	now := s.now()
-	return true, tx.ProjectMember.Create().SetProjectID(projectID).SetUserID(userID).
-		SetRole(projectmember.RoleContributor).SetViaTeamID(teamID).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx)
+	return true, tx.ProjectMember.Create().SetProjectID(projectID).SetNillableUserID(m.UserID).
+		SetNillableConnectionID(m.ConnectionID).SetRole(projectmember.RoleContributor).SetViaTeamID(teamID).
+		SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx)
+}
+
+// joinTeamProjects joins a new team member to every project of the team.
+func (s *Core) joinTeamProjects(ctx context.Context, tx *db.Tx, teamID string, m *ent.TeamMember) error {
+	projects, err := tx.Project.Query().Where(project.TeamID(teamID)).IDs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range projects {
+		if _, err := s.joinProjectViaTeam(ctx, tx, id, teamID, m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ListTeamProjects lists the projects assigned to a team.

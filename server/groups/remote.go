@@ -123,8 +123,12 @@ func (s *Core) RelayAcked(ctx context.Context, tx *db.Tx, r *ent.Relay, state st
 			return err
 		}
 		if !exists {
-			if err := tx.TeamMember.Create().SetTeamID(inv.TeamID).SetConnectionID(r.ConnectionID).
-				SetRole(teammember.Role(inv.Role)).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx); err != nil {
+			m, err := tx.TeamMember.Create().SetTeamID(inv.TeamID).SetConnectionID(r.ConnectionID).
+				SetRole(teammember.Role(inv.Role)).SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
+			if err != nil {
+				return err
+			}
+			if err := s.joinTeamProjects(ctx, tx, inv.TeamID, m); err != nil {
 				return err
 			}
 			if err := activity.Write(ctx, tx, activity.Entry{UserID: inv.InvitedBy, Action: "team_member_added", Actor: "network",

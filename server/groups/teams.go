@@ -381,6 +381,9 @@ func (s *Core) joinPeer(ctx context.Context, tx *db.Tx, p *auth.Principal, t *en
 	if err != nil {
 		return nil, err
 	}
+	if err := s.joinTeamProjects(ctx, tx, t.ID, m); err != nil {
+		return nil, err
+	}
 	if err := activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: "team_member_added", Actor: p.Actor(), At: now,
 		Summary:  fmt.Sprintf("%s joined team %q as %s", shownName(conn), t.Name, role),
 		Metadata: map[string]any{"teamId": t.ID, "connectionId": conn.ID, "role": string(role)}}); err != nil {
@@ -420,14 +423,8 @@ func (s *Core) join(ctx context.Context, tx *db.Tx, p *auth.Principal, t *ent.Te
 	if err != nil {
 		return nil, err
 	}
-	projects, err := tx.Project.Query().Where(project.TeamID(t.ID)).IDs(ctx)
-	if err != nil {
+	if err := s.joinTeamProjects(ctx, tx, t.ID, m); err != nil {
 		return nil, err
-	}
-	for _, id := range projects {
-		if _, err := s.joinProjectViaTeam(ctx, tx, id, t.ID, u.ID); err != nil {
-			return nil, err
-		}
 	}
 	for _, who := range unique(p.UserID, u.ID) {
 		if err := activity.Write(ctx, tx, activity.Entry{UserID: who, Action: "team_member_added", Actor: p.Actor(), At: now,
@@ -483,10 +480,12 @@ func (x *Teams) RemoveTeamMember(ctx context.Context, req *switchboardv1.RemoveT
 		if err := tx.TeamMember.DeleteOne(m).Exec(ctx); err != nil {
 			return nil, err
 		}
-		if m.UserID != nil {
-			if _, err := tx.ProjectMember.Delete().Where(projectmember.ViaTeamID(t.ID), projectmember.UserID(*m.UserID)).Exec(ctx); err != nil {
-				return nil, err
-			}
+		same := projectmember.UserID(deref(m.UserID))
+		if m.UserID == nil {
+			same = projectmember.ConnectionID(deref(m.ConnectionID))
+		}
+		if _, err := tx.ProjectMember.Delete().Where(projectmember.ViaTeamID(t.ID), same).Exec(ctx); err != nil {
+			return nil, err
 		}
 		users, err := people(ctx, tx.Client(), userIDs([]*ent.TeamMember{m}, func(m *ent.TeamMember) *string { return m.UserID }))
 		if err != nil {
