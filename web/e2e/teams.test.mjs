@@ -7,7 +7,11 @@
 // one. Ann makes a project in the Projects view and assigns it to the team
 // from the team's detail; the project lists Bob as a contributor through the
 // team, and the cards filed under it by status. Last, Ann invites Bob to a
-// second project by email, and Bob accepts it from his Now view.
+// second project by email, and Bob accepts it from his Now view. Then the
+// profiles: Bob writes a bio in Settings, Ann opens his profile from the
+// team's members and reads it there; Bob makes his profile private, and it
+// reads as private to Ann and to someone signed out, while Ann's public one
+// opens signed out.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { after, before, test as nodeTest } from "node:test";
@@ -233,4 +237,74 @@ test("Ann invites Bob to a second project; Bob accepts it from Now", async () =>
   const project = await as(bobCookie)("GET", `/api/projects/${id}`);
   assert.equal(project.status, 200, project.text);
   assert.equal(project.json.project.role, "contributor", project.text);
+});
+
+test("Bob sets a bio in Settings; Ann opens his profile from the team's members and reads it", async () => {
+  await bobPage.goto("/#/settings");
+  const form = bobPage.getByRole("form", { name: "Profile" });
+  await form.getByLabel("Bio").fill("Builds landers, mostly on time.");
+  await form.getByRole("button", { name: "Save profile" }).click();
+  await bobPage.getByText("Saved your profile").waitFor({ timeout: H.deadline });
+  const settings = await as(bobCookie)("GET", "/api/v2/settings");
+  assert.equal(settings.status, 200, settings.text);
+  assert.equal(settings.json.bio, "Builds landers, mostly on time.");
+  // Bob's own link to his profile.
+  await bobPage.getByRole("link", { name: "View my profile" }).click();
+  await bobPage.getByRole("heading", { name: bob.name, level: 1 }).waitFor({ timeout: H.deadline });
+  made.bobId = decodeURIComponent(new URL(bobPage.url()).hash.replace("#/profile/", ""));
+
+  await annPage.goto(`/#/teams/${encodeURIComponent(made.teamId)}`);
+  await annPage.getByRole("list", { name: "Members" }).getByRole("link", { name: bob.name }).click();
+  const view = annPage.locator(".view.profile");
+  await view.getByRole("heading", { name: bob.name, level: 1 }).waitFor({ timeout: H.deadline });
+  assert.equal(decodeURIComponent(new URL(annPage.url()).hash), `#/profile/${made.bobId}`);
+  const text = await view.textContent();
+  assert.match(text, /@bob/);
+  assert.match(text, /Builds landers, mostly on time\./);
+  assert.match(text, /No reviews yet/);
+  await view.getByRole("list", { name: "Teams" }).getByText("Launch Crew").waitFor({ timeout: H.deadline });
+  // The profile never shows an email.
+  assert.ok(!text.includes(bob.email));
+  await pictures(annPage, "profile");
+
+  // A contributor's name in the project links to the profile too.
+  await annPage.goto(`/#/projects/${encodeURIComponent(made.projectId)}`);
+  await annPage.getByRole("list", { name: "Contributor" }).getByRole("link", { name: bob.name }).click();
+  await annPage.locator(".view.profile").getByRole("heading", { name: bob.name, level: 1 }).waitFor({ timeout: H.deadline });
+});
+
+test("a private profile reads as private to another user and signed out; a public one opens signed out", async () => {
+  await bobPage.goto("/#/settings");
+  const form = bobPage.getByRole("form", { name: "Profile" });
+  await form.getByLabel("Who may see your profile").selectOption("private");
+  await form.getByRole("button", { name: "Save profile" }).click();
+  await bobPage.getByText("Saved your profile").waitFor({ timeout: H.deadline });
+  const settings = await as(bobCookie)("GET", "/api/v2/settings");
+  assert.equal(settings.json.profileVisibility, "private", settings.text);
+
+  await annPage.goto(`/#/profile/${encodeURIComponent(made.bobId)}`);
+  await annPage.reload();
+  await annPage.getByText("This profile is private").waitFor({ timeout: H.deadline });
+  assert.equal(await annPage.getByText("Builds landers").count(), 0);
+
+  // Bob still sees his own.
+  await bobPage.goto(`/#/profile/${encodeURIComponent(made.bobId)}`);
+  await bobPage.locator(".view.profile").getByText("Builds landers, mostly on time.").waitFor({ timeout: H.deadline });
+
+  const stranger = await H.newPage(browser, server.base, wide);
+  try {
+    await stranger.goto(`/#/profile/${encodeURIComponent(made.bobId)}`);
+    await stranger.getByText("This profile is private").waitFor({ timeout: H.deadline });
+    // Ann's profile is public: it opens signed out, with her team.
+    const annId = (await as(ann.cookie)("GET", `/api/teams/${made.teamId}`)).json.members.find((m) => m.username === H.owner.username).userId;
+    await stranger.goto(`/#/profile/${encodeURIComponent(annId)}`);
+    const view = stranger.locator(".view.profile");
+    await view.getByRole("heading", { name: H.owner.name, level: 1 }).waitFor({ timeout: H.deadline });
+    await view.getByRole("list", { name: "Teams" }).getByText("Launch Crew").waitFor({ timeout: H.deadline });
+    await stranger.getByRole("link", { name: "Log in to Switchboard" }).waitFor({ timeout: H.deadline });
+    await pictures(stranger, "profile-signed-out");
+    assert.deepEqual(await stranger.problems(), []);
+  } finally {
+    await stranger.context().close();
+  }
 });

@@ -19,6 +19,7 @@ import { KeyService } from "./gen/switchboard/v1/keys_pb";
 import { NetworkExchangeService } from "./gen/switchboard/v1/network_exchange_pb";
 import { NetworkService } from "./gen/switchboard/v1/network_pb";
 import { NetworkRelayService } from "./gen/switchboard/v1/network_relay_pb";
+import { ProfileService } from "./gen/switchboard/v1/profiles_pb";
 import { ProjectService } from "./gen/switchboard/v1/projects_pb";
 import { QueueService } from "./gen/switchboard/v1/queue_pb";
 import { SettingsService } from "./gen/switchboard/v1/settings_pb";
@@ -56,6 +57,7 @@ export const api = {
   network: createClient(NetworkService, transport),
   networkExchange: createClient(NetworkExchangeService, transport),
   networkRelay: createClient(NetworkRelayService, transport),
+  profiles: createClient(ProfileService, transport),
   projects: createClient(ProjectService, transport),
   queue: createClient(QueueService, transport),
   settings: createClient(SettingsService, transport),
@@ -93,6 +95,16 @@ export function isNetworkOff(e: unknown): boolean {
 export function errorCode(e: unknown): string {
   if (!(e instanceof ConnectError)) return "";
   return e.findDetails(ErrorInfoSchema).find((d) => d.code)?.code ?? "";
+}
+
+// paymentRequired is a team seat's 402 (PAYMENT_REQUIRED): the plan that
+// would cover the seats asked for, as the server quotes it; null otherwise.
+export function paymentRequired(e: unknown): { plan: string; amountCents: number; currency: string; extraSeats: number } | null {
+  if (!(e instanceof ConnectError)) return null;
+  const info = e.findDetails(ErrorInfoSchema).find((d) => d.code === "PAYMENT_REQUIRED");
+  if (!info) return null;
+  const p = info.planPrice;
+  return { plan: p?.plan ?? "", amountCents: p?.amountCents ?? 0, currency: p?.currency ?? "", extraSeats: p?.extraSeats ?? 0 };
 }
 
 export function isNotFound(e: unknown): boolean {

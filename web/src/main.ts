@@ -17,6 +17,7 @@ import { inviteView } from "./views/invite";
 import { loginView, type LoggedIn } from "./views/login";
 import { networkView } from "./views/network";
 import { nowView } from "./views/now";
+import { profileView, teamProfileView } from "./views/profile";
 import { projectsView } from "./views/projects";
 import { queueView } from "./views/queue";
 import { settingsView } from "./views/settings";
@@ -42,25 +43,50 @@ const tabs = [
 ] as const;
 type TabId = (typeof tabs)[number]["id"];
 
-// The pages that are no tab: an invite link's page (#/invite/<token>), which
-// is readable signed out too.
-const pages = [{ id: "invite", title: "Team invite" }] as const;
+// The pages that are no tab: an invite link's page (#/invite/<token>) and a
+// user's profile (#/profile/<userId>), both readable signed out too, as is a
+// team's profile (#/teams/<id>/profile).
+const pages = [
+  { id: "invite", title: "Team invite" },
+  { id: "profile", title: "Profile" },
+] as const;
 type PageId = (typeof pages)[number]["id"];
 
-type Route = { tab: TabId | PageId; id?: string; params: URLSearchParams };
+// sub is what follows the id ("profile" in #/teams/<id>/profile).
+type Route = { tab: TabId | PageId; id?: string; sub?: string; params: URLSearchParams };
 
 function parseRoute(hash: string): Route | null {
   if (!hash.startsWith("#/")) return hash === "" || hash === "#" ? { tab: "now", params: new URLSearchParams() } : null;
   const [path, query = ""] = hash.slice(2).split("?", 2);
-  const [tab, id] = path.split("/", 2);
+  const [tab, id, sub] = path.split("/", 3);
   const known = tabs.find((t) => t.id === tab) ?? pages.find((p) => p.id === tab);
-  return { tab: known ? known.id : "now", id: id ? decodeURIComponent(id) : undefined, params: new URLSearchParams(query) };
+  return {
+    tab: known ? known.id : "now",
+    id: id ? decodeURIComponent(id) : undefined,
+    sub: sub || undefined,
+    params: new URLSearchParams(query),
+  };
 }
 
 // inviteToken is the token of an invite page's address, or "".
 function inviteToken(hash: string): string {
   const r = parseRoute(hash);
   return r?.tab === "invite" && r.id ? r.id : "";
+}
+
+// publicPage is the view of an address readable signed out (a user's or a
+// team's profile) with its title, or null.
+function publicPage(hash: string): { title: string; view: () => View } | null {
+  const r = parseRoute(hash);
+  if (r?.tab === "profile" && r.id) {
+    const id = r.id;
+    return { title: "Profile", view: () => profileView(id) };
+  }
+  if (r?.tab === "teams" && r.id && r.sub === "profile") {
+    const id = r.id;
+    return { title: "Team profile", view: () => teamProfileView(id) };
+  }
+  return null;
 }
 
 const accountKey = "switchboard.account";
@@ -93,6 +119,27 @@ function showInviteSignedOut(token: string): void {
   document.title = "Team invite · Switchboard";
   current = inviteView(token, () => showLogin("Log in to answer the invite."));
   replace(app, h("main", { id: "main", class: "login invite-signed-out", tabindex: -1 }, current.el));
+}
+
+// showPublicSignedOut shows a profile to someone not signed in, with a way
+// to the login page.
+function showPublicSignedOut(page: { title: string; view: () => View }): void {
+  unmountView();
+  stopShell?.();
+  stopShell = null;
+  shell = null;
+  live.stop();
+  document.title = `${page.title} · Switchboard`;
+  current = page.view();
+  replace(
+    app,
+    h(
+      "main",
+      { id: "main", class: "login profile-signed-out", tabindex: -1 },
+      current.el,
+      h("p", null, h("a", { href: "#/login", onclick: (e: Event) => { e.preventDefault(); showLogin(); } }, "Log in to Switchboard")),
+    ),
+  );
 }
 
 function showLogin(notice = ""): void {
@@ -234,7 +281,9 @@ function route(): void {
     // Signed out, an invite link opened in this tab still shows its invite;
     // leaving the invite's page for another is the login page.
     const token = inviteToken(location.hash);
+    const page = publicPage(location.hash);
     if (token) showInviteSignedOut(token);
+    else if (page) showPublicSignedOut(page);
     else if (current) showLogin();
     return;
   }
@@ -266,7 +315,10 @@ function route(): void {
       current = projectsView(r.params, who, r.id);
       break;
     case "teams":
-      current = teamsView(who, r.id);
+      current = r.id && r.sub === "profile" ? teamProfileView(r.id) : teamsView(who, r.id);
+      break;
+    case "profile":
+      current = profileView(r.id ?? "");
       break;
     case "invite":
       current = inviteView(r.id ?? "");
@@ -323,7 +375,9 @@ async function boot(): Promise<void> {
   } catch (e) {
     if (isUnauthenticated(e)) {
       const token = inviteToken(location.hash);
+      const page = publicPage(location.hash);
       if (token) showInviteSignedOut(token);
+      else if (page) showPublicSignedOut(page);
       else showLogin();
       return;
     }

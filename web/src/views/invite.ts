@@ -4,12 +4,13 @@
 // Accept / Decline once signed in. An expired invite and one already used
 // say so plainly.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { api, errorCode, errorText, isUnauthenticated } from "../api";
+import { api, errorCode, errorText, isUnauthenticated, paymentRequired } from "../api";
 import { h, replace } from "../dom";
 import type { PreviewTeamInviteResponse } from "../gen/switchboard/v1/teams_pb";
 import { announce } from "../refresh";
 import { facts, reportUnauthenticated, timeOf, toast, type View } from "../ui";
 import { termLabel } from "../vocabulary";
+import { outOfSeatsText } from "./teams";
 import { InviteAction } from "../gen/vocabulary_terms";
 
 // refusal puts the invite refusals in plain words: 404 unknown, 410 expired
@@ -17,6 +18,8 @@ import { InviteAction } from "../gen/vocabulary_terms";
 function refusal(e: unknown): string {
   const ce = ConnectError.from(e);
   if (errorCode(e) === "INVITE_EXPIRED" || /INVITE_EXPIRED/.test(ce.rawMessage)) return "This invite has expired.";
+  const seats = paymentRequired(e);
+  if (seats) return `${outOfSeatsText(seats)}. Ask the team's owner to subscribe, then accept again.`;
   if (ce.code === Code.AlreadyExists) return "This invite was already used.";
   if (ce.code === Code.NotFound) return "This invite link is not valid: check that it was copied whole.";
   return errorText(e);

@@ -4,7 +4,8 @@
 import { api, errorText } from "../api";
 import { h, replace, uid } from "../dom";
 
-export type LoggedIn = { username: string; name: string };
+// id is absent in an account kept by an older dashboard.
+export type LoggedIn = { username: string; name: string; id?: string };
 
 function field(labelText: string, input: HTMLInputElement): HTMLElement {
   const id = uid("f");
@@ -25,7 +26,7 @@ export function loginView(notice: string, done: (u: LoggedIn) => void): HTMLElem
       username: byEmail ? "" : identity,
       password: pass,
     });
-    done({ username: res.user?.username ?? identity, name: res.user?.name ?? "" });
+    done({ username: res.user?.username ?? identity, name: res.user?.name ?? "", id: res.user?.id });
   };
 
   const form = h(

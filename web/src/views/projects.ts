@@ -16,6 +16,7 @@ import { Region, act, cardStatuses, chip, confirmStep, emptyState, facts, pager,
 import { termLabel, terms } from "../vocabulary";
 import type { LoggedIn } from "./login";
 import { ProjectRole, ProjectVisibility } from "../gen/vocabulary_terms";
+import { memberName } from "./profile";
 import { activeConnections, hostOf, peerLabel, remoteLabel, targetPicker } from "./targets";
 
 const pageSize = 20;
@@ -154,7 +155,7 @@ function memberRow(project: Project, m: ProjectMember, me: boolean, changed: (le
   return h(
     "li",
     { class: "member-row", "data-member-id": m.memberId, "data-role": m.role, "data-remote": m.connectionId ? "true" : undefined },
-    h("span", { class: "member-name" }, m.name),
+    memberName(m),
     m.instanceUrl && h("span", { class: "member-instance" }, ` · ${hostOf(m.instanceUrl)}`),
     m.username && h("span", { class: "muted" }, ` @${m.username}`),
     me && h("span", { class: "muted" }, " (you)"),

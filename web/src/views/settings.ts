@@ -6,8 +6,9 @@ import { h, replace, uid } from "../dom";
 import type { ApiKey } from "../gen/switchboard/v1/keys_pb";
 import { announce } from "../refresh";
 import { Region, copyButton, emptyState, pageOf, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
-import { termLabel, values } from "../vocabulary";
+import { termLabel, terms, values } from "../vocabulary";
 import { federationSection } from "./federation";
+import { ProfileVisibility } from "../gen/vocabulary_terms";
 
 const scopes = values("key_scope");
 const keyPageSize = 10;
@@ -53,6 +54,86 @@ function autoApprove(): HTMLElement {
     ];
   });
   return h("section", { class: "panel", "aria-labelledby": "settings-queue" }, h("h2", { id: "settings-queue" }, "Queue"), region.el);
+}
+
+// profileSection edits what the operator's profile shows and to whom: the
+// bio and the profile's visibility, saved as the other settings are
+// (UpdateSettings), with a link to the profile as others see it.
+function profileSection(account: { username: string; id?: string } | null): HTMLElement {
+  const region = new Region("Profile settings");
+  const link = h("a", { class: "profile-link", href: account?.id ? `#/profile/${encodeURIComponent(account.id)}` : "#/settings", hidden: !account?.id }, "View my profile");
+  // An account kept by an older dashboard has no id: the handle resolves it.
+  if (account && !account.id && account.username) {
+    api.accounts.resolveUsers({ usernames: account.username }).then(
+      (r) => {
+        const u = r.users[account.username];
+        if (u?.id) {
+          link.href = `#/profile/${encodeURIComponent(u.id)}`;
+          link.hidden = false;
+        }
+      },
+      () => {},
+    );
+  }
+  void region.load(async () => {
+    const s = await api.settings.getSettings({});
+    const bioId = uid("bio");
+    const visId = uid("vis");
+    const bio = h("textarea", { id: bioId, name: "bio", rows: 4, maxlength: 2000 });
+    bio.value = s.bio;
+    const visibility = h(
+      "select",
+      { id: visId, name: "profileVisibility", "aria-describedby": `${visId}-hint` },
+      terms("profile_visibility").map((t) => h("option", { value: t.value, selected: t.value === s.profileVisibility }, t.label)),
+    );
+    const status = h("div", { class: "form-status" });
+    const submit = h("button", { type: "submit" }, "Save profile");
+    return h(
+      "form",
+      {
+        class: "key-form",
+        "aria-label": "Profile",
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          submit.disabled = true;
+          replace(status);
+          try {
+            const res = await api.settings.updateSettings({ bio: bio.value.trim(), profileVisibility: visibility.value });
+            bio.value = res.bio ?? bio.value.trim();
+            if (res.profileVisibility) visibility.value = res.profileVisibility;
+            toast("Saved your profile");
+            announce("activity");
+          } catch (err) {
+            if (isUnauthenticated(err)) reportUnauthenticated();
+            replace(status, h("p", { class: "error", role: "alert" }, errorText(err)));
+          } finally {
+            submit.disabled = false;
+          }
+        },
+      },
+      h("div", { class: "field" }, h("label", { for: bioId }, "Bio"), bio),
+      h(
+        "div",
+        { class: "field" },
+        h("label", { for: visId }, "Who may see your profile"),
+        visibility,
+        h(
+          "p",
+          { id: `${visId}-hint`, class: "hint" },
+          `${termLabel("profile_visibility", ProfileVisibility.Public)}: anyone, signed in or not. ${termLabel("profile_visibility", ProfileVisibility.Network)}: people signed in here and connected instances. ${termLabel("profile_visibility", ProfileVisibility.Private)}: only you.`,
+        ),
+      ),
+      status,
+      submit,
+    );
+  });
+  return h(
+    "section",
+    { class: "panel", "aria-labelledby": "settings-profile" },
+    h("h2", { id: "settings-profile" }, "Profile"),
+    region.el,
+    h("p", null, link),
+  );
 }
 
 function keyRow(k: ApiKey, revoked: () => void): HTMLElement {
@@ -272,12 +353,13 @@ function connectAgents(): HTMLElement {
   );
 }
 
-export function settingsView(account: { username: string; name: string } | null, logout: () => void): View {
+export function settingsView(account: { username: string; name: string; id?: string } | null, logout: () => void): View {
   const el = h(
     "div",
     { class: "view settings" },
     h("h1", null, "Settings"),
     autoApprove(),
+    profileSection(account),
     apiKeys(),
     connectAgents(),
     federationSection(),

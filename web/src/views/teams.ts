@@ -6,19 +6,154 @@
 // assigns it, and every member joins it as a contributor). Members are added
 // and invited by email or as one of the operator's connections (a remote
 // member, named with their instance; the invite travels as a relay).
-import { api } from "../api";
+import { api, errorText, isUnauthenticated, paymentRequired } from "../api";
 import { h, replace, uid } from "../dom";
 import type { NetworkConnection } from "../gen/switchboard/v1/network_pb";
 import type { Project } from "../gen/switchboard/v1/projects_pb";
-import type { GetTeamResponse, Team, TeamInvite, TeamMember } from "../gen/switchboard/v1/teams_pb";
+import type { GetTeamResponse, Team, TeamInvite, TeamMember, TeamSubscription } from "../gen/switchboard/v1/teams_pb";
 import { announce } from "../refresh";
-import { Region, act, chip, confirmStep, copyButton, emptyState, facts, pager, timeOf, toast, type View } from "../ui";
+import { Region, act, chip, confirmStep, copyButton, emptyState, facts, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
 import { termLabel, terms } from "../vocabulary";
 import type { LoggedIn } from "./login";
-import { ProjectRole, TeamRole } from "../gen/vocabulary_terms";
+import { ProjectRole, SubscriptionStatus, TeamPlan, TeamRole } from "../gen/vocabulary_terms";
+import { memberName } from "./profile";
 import { activeConnections, hostOf, peerLabel, remoteLabel, targetPicker } from "./targets";
 
 const pageSize = 20;
+
+// monthly is an amount in cents as people read it.
+function monthly(cents: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat(undefined, { style: "currency", currency: currency || "USD" }).format(cents / 100);
+  } catch {
+    return `${(cents / 100).toFixed(2)} ${currency}`;
+  }
+}
+
+// outOfSeatsText words a seat's 402: the plan the server quotes covers the
+// seats asked for.
+export function outOfSeatsText(q: { plan: string; amountCents: number; currency: string }): string {
+  return `Your team is out of seats: the ${termLabel("team_plan", q.plan)} plan (${monthly(q.amountCents, q.currency)} a month) covers them`;
+}
+
+// outOfSeats is that refusal in the team's detail: for the owner, with a
+// button to the Subscription panel (its plan chosen as quoted).
+function outOfSeats(team: Team, q: { plan: string; amountCents: number; currency: string; extraSeats: number }): HTMLElement {
+  const go = () => {
+    const form = document.querySelector<HTMLFormElement>('form[aria-label="Subscribe"]');
+    const plan = form?.querySelector<HTMLSelectElement>('select[name="plan"]');
+    if (plan && q.plan) {
+      plan.value = q.plan;
+      plan.dispatchEvent(new Event("change"));
+      const extra = form?.querySelector<HTMLInputElement>('input[name="extraSeats"]');
+      if (extra) extra.value = String(q.extraSeats);
+    }
+    const title = document.getElementById("team-subscription");
+    title?.scrollIntoView({ block: "start" });
+    (plan ?? title)?.focus();
+  };
+  return h(
+    "div",
+    { class: "error out-of-seats", role: "alert" },
+    h("p", null, `${outOfSeatsText(q)}.`),
+    team.role === TeamRole.Owner && h("button", { type: "button", class: "secondary", onclick: go }, "Go to the subscription"),
+  );
+}
+
+// seatAct is act for a call that takes a seat: a 402 shows as out of seats.
+async function seatAct(team: Team, button: HTMLButtonElement, problem: HTMLElement, call: () => Promise<unknown>, done: () => void): Promise<void> {
+  button.disabled = true;
+  replace(problem);
+  try {
+    await call();
+    done();
+  } catch (e) {
+    if (isUnauthenticated(e)) reportUnauthenticated();
+    const q = paymentRequired(e);
+    replace(problem, q ? outOfSeats(team, q) : h("p", { class: "error", role: "alert" }, errorText(e)));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// subscriptionPanel is a platform team's plan: what it covers and costs,
+// and for the owner the form that subscribes or changes it.
+function subscriptionPanel(team: Team, sub: TeamSubscription | undefined, changed: () => void): HTMLElement {
+  const seats = sub ? sub.seats : 1;
+  const status = sub
+    ? sub.status === SubscriptionStatus.PastDue
+      ? h("strong", { class: "sub-status past-due" }, termLabel("subscription_status", sub.status), sub.pastDueSince ? [" since ", timeOf(sub.pastDueSince), ": the plan is canceled 7 days after"] : null)
+      : sub.status === SubscriptionStatus.Canceled
+        ? h("strong", { class: "sub-status canceled" }, `${termLabel("subscription_status", sub.status)}: the team has its owner's seat only`)
+        : termLabel("subscription_status", sub.status)
+    : null;
+  const summary = sub
+    ? facts("Subscription", [
+        ["Plan", termLabel("team_plan", sub.plan)],
+        ["Status", status],
+        ["Seats", `${team.memberCount} of ${sub.seats} used`],
+        ["Price", `${monthly(sub.amountCents, sub.currency)} a month`],
+        ["Next renewal", sub.status === SubscriptionStatus.Canceled ? null : timeOf(sub.currentPeriodEnd)],
+      ])
+    : h(
+        "div",
+        null,
+        h("p", null, "No plan yet: the team has one seat, its owner's."),
+        facts("Subscription", [["Seats", `${team.memberCount} of ${seats} used`]]),
+      );
+  let form: HTMLElement | null = null;
+  if (team.role === TeamRole.Owner) {
+    const plan = h(
+      "select",
+      { name: "plan" },
+      terms("team_plan").map((t) => h("option", { value: t.value, selected: sub ? t.value === sub.plan : t.value === TeamPlan.Starter }, t.label)),
+    );
+    const extra = h("input", { name: "extraSeats", type: "number", min: 0, max: 10000, step: 1, value: String(sub?.extraSeats ?? 0) });
+    const extraField = field("Extra seats (beyond the plan's ten)", extra);
+    const showExtra = () => (extraField.hidden = plan.value !== TeamPlan.Pro);
+    plan.addEventListener("change", showExtra);
+    showExtra();
+    const problem = h("div", { class: "form-status" });
+    const submit = h("button", { type: "submit" }, sub && sub.status !== SubscriptionStatus.Canceled ? "Change plan" : "Subscribe");
+    form = h(
+      "form",
+      {
+        class: "key-form",
+        "aria-label": "Subscribe",
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void act(
+            submit,
+            problem,
+            async () => {
+              const res = await api.teams.subscribeTeam({
+                id: team.id,
+                plan: plan.value,
+                extraSeats: plan.value === TeamPlan.Pro ? Math.max(0, Number(extra.value) || 0) : 0,
+              });
+              const s = res.subscription;
+              toast(`${team.name} is on the ${termLabel("team_plan", s?.plan ?? plan.value)} plan${s ? `: ${s.seats} seats` : ""}.`);
+              announce("activity");
+            },
+            changed,
+          );
+        },
+      },
+      h("h4", null, sub ? "Change plan" : "Subscribe"),
+      field("Plan", plan),
+      extraField,
+      problem,
+      submit,
+    );
+  }
+  return h(
+    "section",
+    { class: "panel team-subscription", "aria-labelledby": "team-subscription" },
+    h("h3", { id: "team-subscription", tabindex: -1 }, "Subscription"),
+    summary,
+    form,
+  );
+}
 
 // The roles a member can be given: the team has one owner, made by creating
 // it or by a transfer.
@@ -141,7 +276,7 @@ function memberRow(team: Team, m: TeamMember, me: boolean, changed: (left: boole
   return h(
     "li",
     { class: "member-row", "data-member-id": m.memberId, "data-remote": m.connectionId ? "true" : undefined },
-    h("span", { class: "member-name" }, m.name),
+    memberName(m),
     m.instanceUrl && h("span", { class: "member-instance" }, ` · ${hostOf(m.instanceUrl)}`),
     m.username && h("span", { class: "muted" }, ` @${m.username}`),
     me && h("span", { class: "muted" }, " (you)"),
@@ -165,7 +300,8 @@ function addMemberForm(team: Team, conns: Promise<NetworkConnection[]>, changed:
       "aria-label": "Add a member",
       onsubmit: (e: Event) => {
         e.preventDefault();
-        void act(
+        void seatAct(
+          team,
           submit,
           problem,
           async () => {
@@ -419,8 +555,10 @@ function teamDetail(res: GetTeamResponse, who: LoggedIn | null, changed: () => v
       ["Visibility", termLabel("team_visibility", team.visibility)],
       ["Members", String(team.memberCount)],
       ["Description", team.description || null],
+      ["Profile", h("a", { href: `#/teams/${encodeURIComponent(team.id)}/profile` }, "View the team's profile")],
       ["Created", timeOf(team.createdAt)],
     ]),
+    (res.subscription || !team.isSelfHosted) && subscriptionPanel(team, res.subscription, changed),
     h(
       "section",
       { class: "panel", "aria-labelledby": "team-members" },
