@@ -441,10 +441,15 @@ func TestReplayedOlderAckWhileBlocked(t *testing.T) {
 	if n := p.a.activity(t, "relay_responded"); n != 2 {
 		t.Fatalf("A's relay_responded: %d, want 2", n)
 	}
-	// The pushes A enqueued are the two of the real moves, both delivered.
-	pushRows := outboxRows(t, p.a, webhooks.EventRelayStateChanged)
-	if len(pushRows) != 2 || pushRows[0].DeliveredAt == nil || pushRows[1].DeliveredAt == nil {
-		t.Fatalf("A's relay.state_changed rows: %d", len(pushRows))
+	// The pushes A enqueued are the two of the real moves, both delivered
+	// (a row is marked once its receiver has answered, so after the hook saw
+	// it).
+	servertest.WaitFor(t, "A's two relay.state_changed rows delivered", func() bool {
+		rows := outboxRows(t, p.a, webhooks.EventRelayStateChanged)
+		return len(rows) == 2 && rows[0].DeliveredAt != nil && rows[1].DeliveredAt != nil
+	})
+	if n := len(outboxRows(t, p.a, webhooks.EventRelayStateChanged)); n != 2 {
+		t.Fatalf("A's relay.state_changed rows: %d, want 2", n)
 	}
 	if got := strings.Join(hooks.states("relay.state_changed"), ","); got != "accepted,blocked" {
 		t.Fatalf("pushes: %s", got)
