@@ -30,8 +30,8 @@ func runTag(acc *servertest.Account, name string, body any) *servertest.Response
 // invitee's queue item; assign_team_to_project joins the team's members,
 // and later members too.
 func TestProjectTags(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	made := jsonObj(t, result(t, runTag(f.ann, "create_project", map[string]any{"name": "Apollo", "description": "The launch",
 		"color": "#AA3355"})), "project")
 	pid := idOf(made)
@@ -111,8 +111,8 @@ func TestProjectTags(t *testing.T) {
 // Bad input is refused in the service's own words (the same answer as the
 // route's for the same request), and a refusal writes nothing.
 func TestProjectTagsRefuse(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	pid := idOf(f.createProject(t, f.ann, map[string]any{"name": "Hermes"}))
 	teamID := idOf(f.createTeam(t, f.ann, nil))
 	evesTeam := idOf(f.createTeam(t, f.eve, nil))
@@ -200,8 +200,8 @@ func TestProjectTagsRefuse(t *testing.T) {
 // held invite. Before any outside text the same assignment runs at once.
 func TestProjectTagsAfterOutsideText(t *testing.T) {
 	provider := llmtest.New(t)
-	f := newGroups(t, servertest.WithLLM(provider.URL))
 	t.Parallel()
+	f := newGroups(t, servertest.WithLLM(provider.URL))
 	pid := idOf(f.createProject(t, f.ann, map[string]any{"name": "Ares"}))
 	other := idOf(f.createProject(t, f.ann, map[string]any{"name": "Zeus"}))
 	teamID := idOf(f.createTeam(t, f.ann, nil))

@@ -21,8 +21,8 @@ import (
 // extra seat, USD), for direct adds and accepted invites alike; each month
 // is a ledger charge, the renewal made by the timer on the injected clock.
 func TestTeamSeatsOnTheHub(t *testing.T) {
-	f := newGroups(t, servertest.WithRole("hub"))
 	t.Parallel()
+	f := newGroups(t, servertest.WithRole("hub"))
 	team := f.createTeam(t, f.ann, nil)
 	id := team["id"].(string)
 	if team["isSelfHosted"] != false {

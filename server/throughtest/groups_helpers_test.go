@@ -31,8 +31,9 @@ type groupsFixture struct {
 	seq                               atomic.Int64
 }
 
-// newGroups starts the server; call it before t.Parallel(), as the other
-// fixtures of this package are.
+// newGroups starts the server; call it after t.Parallel(), so that a test
+// waiting for its turn holds no server (on PostgreSQL, each holds
+// connections of the server's 100).
 func newGroups(t *testing.T, opts ...servertest.Option) *groupsFixture {
 	t.Helper()
 	s := servertest.New(t, opts...)

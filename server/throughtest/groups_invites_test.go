@@ -69,8 +69,8 @@ func inviteStatuses(t *testing.T, a *servertest.Account, teamID string) map[stri
 // issue 28, Team invites: what the invite answers once, what is stored, and
 // a preview anyone may read that holds nothing private.
 func TestTeamInviteTokenAndPreview(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := idOf(f.createTeam(t, f.ann, map[string]any{"name": "Invite Crew", "visibility": "private"}))
 	f.addTeamMember(t, f.ann, teamID, f.bob, "admin")
 	made := f.invite(t, f.ann, teamID, map[string]any{"email": "zed@elsewhere.example", "role": "admin", "message": "Come build"})
@@ -157,8 +157,8 @@ func TestTeamInviteTokenAndPreview(t *testing.T) {
 // second before its seventh day ends and 410 INVITE_EXPIRED a second after,
 // on both transports, and listed as expired.
 func TestTeamInviteExpiry(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := idOf(f.createTeam(t, f.ann, nil))
 	made := f.invite(t, f.ann, teamID, map[string]any{"userId": f.bob.ID})
 	token, inviteID := made["token"].(string), made["inviteId"].(string)
@@ -199,8 +199,8 @@ func TestTeamInviteExpiry(t *testing.T) {
 // email that is, or later becomes, a local user's), anyone signed in for an
 // open link; accept joins with the invite's role; reuse is 409.
 func TestTeamInviteAnswers(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := idOf(f.createTeam(t, f.ann, nil))
 
 	// For bob by userId: cat is 403 and writes nothing; bob accepts.
@@ -271,8 +271,8 @@ func TestTeamInviteAnswers(t *testing.T) {
 // userId or by that user's email) is 409 ALREADY_INVITED naming the first;
 // force cancels the first; a member cannot be invited.
 func TestTeamInviteDuplicates(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := idOf(f.createTeam(t, f.ann, nil))
 	f.addTeamMember(t, f.ann, teamID, f.cat, "")
 	first := f.invite(t, f.ann, teamID, map[string]any{"userId": f.bob.ID})
@@ -346,8 +346,8 @@ func (f *groupsFixture) chatCount(t *testing.T, a *servertest.Account) int {
 // message; a duplicate is 409 ALREADY_INVITED; force cancels the first and
 // deletes its queue item; accepting makes the member and deletes the item.
 func TestProjectInviteToALocalUser(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	pid := idOf(f.createProject(t, f.ann, map[string]any{"name": "Apollo"}))
 	f.addProjectMember(t, f.ann, pid, f.cat, "contributor")
 	chats := f.chatCount(t, f.bob)
@@ -445,8 +445,8 @@ func TestProjectInviteToALocalUser(t *testing.T) {
 // deleting it declines; an invite to an email no one has yet waits for
 // whoever signs up with it.
 func TestProjectInviteAnswers(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	pid := idOf(f.createProject(t, f.ann, map[string]any{"name": "Gemini"}))
 
 	// cat: dan is 403, an unknown id 404, cat declines over Connect.
@@ -517,8 +517,8 @@ func TestProjectInviteAnswers(t *testing.T) {
 // issue 28, Team invites: the url is the instance's public URL and the
 // dashboard's invite path.
 func TestTeamInviteURLUsesThePublicURL(t *testing.T) {
-	s := servertest.New(t, servertest.WithSelfPublicURL())
 	t.Parallel()
+	s := servertest.New(t, servertest.WithSelfPublicURL())
 	s.SignUp("boss")
 	ann := s.SignUp("ann")
 	tm := jsonObj(t, wantOK(t, ann.Session.Do(http.MethodPost, "/api/teams", map[string]any{"name": "Linked"}), http.StatusCreated), "team")

@@ -21,8 +21,8 @@ import (
 // issue 28, Projects: a new project's defaults, the creator as lead, the
 // activity entry; color and visibility refusals.
 func TestCreateProjectDefaults(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	p := f.createProject(t, f.ann, map[string]any{"name": "  Apollo  "})
 	for k, want := range map[string]any{
 		"name": "Apollo", "color": "#6366F1", "visibility": "private", "status": "active", "kind": "standard",
@@ -74,8 +74,8 @@ func TestCreateProjectDefaults(t *testing.T) {
 // issue 28, Projects: ListProjects is the caller's projects, most recently
 // updated first, filtered by teamId and status, paginated.
 func TestListProjects(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := idOf(f.createTeam(t, f.ann, nil))
 	var made []string
 	for i := 0; i < 3; i++ {
@@ -122,8 +122,8 @@ func TestListProjects(t *testing.T) {
 // visibility (public: anyone signed in; team: the team's members) has no role
 // and sees no invites; unassigning makes a team project private.
 func TestGetProjectCardsAndVisibility(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	pid := idOf(f.createProject(t, f.ann, map[string]any{"name": "Board"}))
 	f.addProjectMember(t, f.ann, pid, f.bob, "contributor")
 	card := func(a *servertest.Account, title string, project bool) string {
@@ -198,8 +198,8 @@ func TestGetProjectCardsAndVisibility(t *testing.T) {
 // (added or by invite); a member leaving the team leaves what they had only
 // through it; unassigning removes exactly those who came through the team.
 func TestTeamProjectSync(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := idOf(f.createTeam(t, f.ann, nil))
 	f.addTeamMember(t, f.ann, teamID, f.bob, "")
 	f.addTeamMember(t, f.ann, teamID, f.cat, "admin")
@@ -283,8 +283,8 @@ func TestTeamProjectSync(t *testing.T) {
 
 // issue 28, Projects: AddProjectMember's refusals and UpdateProject's fields.
 func TestProjectMembersAndUpdate(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	pid := idOf(f.createProject(t, f.ann, map[string]any{"name": "Edits"}))
 	f.addProjectMember(t, f.ann, pid, f.bob, "")
 	before := f.groupRows(t)
@@ -340,8 +340,8 @@ func TestProjectMembersAndUpdate(t *testing.T) {
 // filed under a project to its owner's most recently updated card there,
 // never to a card another member owns; with none of its own, a new card.
 func TestQueueBridgeLinksOwnCardsOnly(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	pid := idOf(f.createProject(t, f.ann, nil))
 	f.addProjectMember(t, f.ann, pid, f.bob, "")
 	f.addProjectMember(t, f.ann, pid, f.cat, "")

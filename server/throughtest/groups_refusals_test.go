@@ -20,8 +20,8 @@ import (
 // Another operator's team and project, and unknown ids, are 404 on every
 // route and both transports; nothing of them changes.
 func TestGroupsIsolation(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := idOf(f.createTeam(t, f.bob, map[string]any{"name": "Bob's team", "visibility": "public"}))
 	f.addTeamMember(t, f.bob, teamID, f.cat, "")
 	pid := idOf(f.createProject(t, f.bob, map[string]any{"name": "Bob's project", "teamId": teamID}))
@@ -104,8 +104,8 @@ func TestGroupsIsolation(t *testing.T) {
 // RULINGS "Input at the boundary": NUL, invalid UTF-8 and over-long text in
 // any field of these routes is 400 on both transports, and writes nothing.
 func TestGroupsBadInputWritesNothing(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := idOf(f.createTeam(t, f.ann, map[string]any{"name": "Kept", "description": "as is"}))
 	pid := idOf(f.createProject(t, f.ann, map[string]any{"name": "Kept too"}))
 	f.addProjectMember(t, f.ann, pid, f.bob, "")
@@ -192,8 +192,8 @@ func TestGroupsBadInputWritesNothing(t *testing.T) {
 // projects and creates projects; without the scope it is 403; no key calls
 // the session-only routes.
 func TestGroupsKeyScope(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	// Every refused call below would succeed with ann's session.
 	teamID := idOf(f.createTeam(t, f.ann, nil))
 	f.addTeamMember(t, f.ann, teamID, f.cat, "")

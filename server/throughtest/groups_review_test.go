@@ -13,8 +13,8 @@ import (
 // checklist items on project cards); a contributor or observer is 403, an
 // outsider 404, and the row is the owner's, written with the reviewer's name.
 func TestReviewerCompletesReviewRows(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	pid := f.createProject(t, f.ann, nil)["id"].(string)
 	f.addProjectMember(t, f.ann, pid, f.bob, "contributor")
 	f.addProjectMember(t, f.ann, pid, f.cat, "reviewer")
@@ -72,8 +72,8 @@ func TestReviewerCompletesReviewRows(t *testing.T) {
 // The lead edits another member's project card, which stays the owner's;
 // another member may not (403), an outsider's edit is 404.
 func TestLeadEditsProjectCards(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	pid := f.createProject(t, f.ann, nil)["id"].(string)
 	f.addProjectMember(t, f.ann, pid, f.bob, "contributor")
 	f.addProjectMember(t, f.ann, pid, f.cat, "reviewer")

@@ -55,8 +55,8 @@ func (f *groupsFixture) newTeamRig(t *testing.T) string {
 func idOf(m map[string]any) string { return m["id"].(string) }
 
 func TestTeamRoleTable(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	actors := []struct {
 		role string
 		who  *servertest.Account
@@ -139,8 +139,8 @@ func (f *groupsFixture) newProjectRig(t *testing.T) string {
 }
 
 func TestProjectRoleTable(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	actors := []struct {
 		role string
 		who  *servertest.Account
@@ -212,8 +212,8 @@ func TestProjectRoleTable(t *testing.T) {
 // the team and lead of the project; a project the caller is not in is 404,
 // one where it is not the lead 403; a project of another team 409.
 func TestAssignTeamProjectNeedsBothRights(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := idOf(f.createTeam(t, f.ann, nil))
 	other := idOf(f.createTeam(t, f.bob, nil))
 	bobs := idOf(f.createProject(t, f.bob, nil))

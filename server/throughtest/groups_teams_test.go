@@ -19,8 +19,8 @@ import (
 // issue 28, Teams: what a new team holds, its default handle, the creator as
 // owner, the activity entry, on both transports.
 func TestCreateTeamDefaults(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	team := f.createTeam(t, f.ann, map[string]any{"name": "  Core Team!! Rocks  "})
 	for k, want := range map[string]any{
 		"name": "Core Team!! Rocks", "handle": "core-team-rocks", "visibility": "public", "isSelfHosted": true,
@@ -66,8 +66,8 @@ func TestCreateTeamDefaults(t *testing.T) {
 // GetTeam orders its members owner, admins, members by joinedAt, shows no
 // email, and has subscription null.
 func TestListAndGetTeam(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	var made []string
 	for i := 0; i < 3; i++ {
 		made = append(made, idOf(f.createTeam(t, f.ann, nil)))
@@ -144,8 +144,8 @@ func TestListAndGetTeam(t *testing.T) {
 // issue 28, Teams: a handle follows the username rules (400) and shares their
 // namespace (409 both ways); /api/username/check says a team's handle is taken.
 func TestTeamHandleRules(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	f.createTeam(t, f.ann, map[string]any{"name": "Taken", "handle": "team-taken"})
 	cases := []struct {
 		name string
@@ -208,8 +208,8 @@ func TestTeamHandleRules(t *testing.T) {
 // RULINGS "Details": the owner transfers ownership to an admin only; the
 // former owner becomes an admin and loses the owner's rights.
 func TestTeamOwnershipTransfer(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := f.newTeamRig(t) // ann owner, bob admin, cat and eve members
 	for _, c := range []struct {
 		name  string
@@ -247,8 +247,8 @@ func TestTeamOwnershipTransfer(t *testing.T) {
 // member role; unknown users 404, members 409; the member shows no email;
 // team_member_added and team_member_removed are written.
 func TestAddAndRemoveTeamMember(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := idOf(f.createTeam(t, f.ann, nil))
 	f.addTeamMember(t, f.ann, teamID, f.cat, "")
 	before := f.groupRows(t)
@@ -318,8 +318,8 @@ func TestAddAndRemoveTeamMember(t *testing.T) {
 // invites go; the team's projects stay, unassigned, and those who were in them
 // only through the team leave them.
 func TestDeleteTeamKeepsProjects(t *testing.T) {
-	f := newGroups(t)
 	t.Parallel()
+	f := newGroups(t)
 	teamID := f.newTeamRig(t) // ann owner, bob admin, cat and eve members
 	pid := idOf(f.createProject(t, f.ann, nil))
 	f.addProjectMember(t, f.ann, pid, f.cat, "reviewer") // cat is in the project directly too
@@ -358,8 +358,8 @@ func TestDeleteTeamKeepsProjects(t *testing.T) {
 // issue 28, Teams: only a hub is the managed platform: there a team made
 // without originInstanceUrl is not self-hosted, one with it is.
 func TestTeamSelfHostedOnAHub(t *testing.T) {
-	s := servertest.New(t, servertest.WithRole("hub"))
 	t.Parallel()
+	s := servertest.New(t, servertest.WithRole("hub"))
 	s.SignUp("boss")
 	ann := s.SignUp("ann")
 	for _, c := range []struct {
