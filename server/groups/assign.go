@@ -43,7 +43,7 @@ func (x *Teams) AssignTeamProject(ctx context.Context, req *switchboardv1.Assign
 		if err != nil {
 			return nil, err
 		}
-		n, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID)).Count(ctx)
+		n, err := projectSize(ctx, tx.Client(), pr.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +165,7 @@ func (x *Teams) UnassignTeamProject(ctx context.Context, req *switchboardv1.Unas
 		if pr, err = up.Save(ctx); err != nil {
 			return nil, err
 		}
-		n, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID)).Count(ctx)
+		n, err := projectSize(ctx, tx.Client(), pr.ID)
 		if err != nil {
 			return nil, err
 		}

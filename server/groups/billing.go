@@ -8,7 +8,6 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/switchboard-hq/switchboard/ent"
-	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/alarm"
@@ -42,7 +41,7 @@ func (s *Core) seatGate(ctx context.Context, tx *db.Tx, t *ent.Team) error {
 	if !s.billed(t) {
 		return nil
 	}
-	n, err := tx.TeamMember.Query().Where(teammember.TeamID(t.ID)).Count(ctx)
+	n, err := teamSize(ctx, tx.Client(), t.ID)
 	if err != nil {
 		return err
 	}
@@ -57,10 +56,16 @@ func (s *Core) seatGate(ctx context.Context, tx *db.Tx, t *ent.Team) error {
 	if n+1 <= allowed {
 		return nil
 	}
-	plan, extra, cents := Quote(n + 1)
-	return &apperr.Error{Kind: apperr.KindPaymentRequired,
-		Message: fmt.Sprintf("team %q has %d of its %d seats taken: a member more needs the %s plan (%s a month); its owner subscribes at POST /api/teams/%s/subscription",
-			t.Name, n, allowed, plan, price(cents), t.ID),
+	plan, _, cents := Quote(n + 1)
+	return seatsRefused(n+1, fmt.Sprintf("team %q has %d of its %d seats taken: a member more needs the %s plan (%s a month); its owner subscribes at POST /api/teams/%s/subscription",
+		t.Name, n, allowed, plan, price(cents), t.ID))
+}
+
+// seatsRefused is the 402 of seats no plan in force covers, quoting the
+// cheapest plan that covers them.
+func seatsRefused(seats int, msg string) error {
+	plan, extra, cents := Quote(seats)
+	return &apperr.Error{Kind: apperr.KindPaymentRequired, Message: msg,
 		Detail: &switchboardv1.ErrorInfo{Code: CodePaymentRequired,
 			PlanPrice: &switchboardv1.PlanPrice{AmountCents: int32(cents), Currency: PlanCurrency, Plan: plan, ExtraSeats: int32(extra)}}}
 }
@@ -118,16 +123,12 @@ func (x *Teams) SubscribeTeam(ctx context.Context, req *switchboardv1.SubscribeT
 		if !s.billed(t) {
 			return nil, apperr.Invalid("team %q is self-hosted: it is billed at its own instance, never here", t.Name)
 		}
-		n, err := tx.TeamMember.Query().Where(teammember.TeamID(t.ID)).Count(ctx)
+		n, err := teamSize(ctx, tx.Client(), t.ID)
 		if err != nil {
 			return nil, err
 		}
 		if PlanSeats(plan, extra) < n {
-			qp, qe, qc := Quote(n)
-			return nil, &apperr.Error{Kind: apperr.KindPaymentRequired,
-				Message: fmt.Sprintf("the %s plan covers %d seats and the team has %d members", plan, PlanSeats(plan, extra), n),
-				Detail: &switchboardv1.ErrorInfo{Code: CodePaymentRequired,
-					PlanPrice: &switchboardv1.PlanPrice{AmountCents: int32(qc), Currency: PlanCurrency, Plan: qp, ExtraSeats: int32(qe)}}}
+			return nil, seatsRefused(n, fmt.Sprintf("the %s plan covers %d seats and the team has %d members", plan, PlanSeats(plan, extra), n))
 		}
 		now, cents := s.now(), PlanCents(plan, extra)
 		end := now.AddDate(0, 1, 0)
@@ -203,10 +204,11 @@ func (s *Core) renew(ctx context.Context, sub *ent.TeamSubscription, now time.Ti
 		if !fresh.CurrentPeriodEnd.Equal(at) || fresh.Status != sub.Status {
 			return nil // renewed meanwhile
 		}
-		next := Renew(Renewal{Status: string(sub.Status), PeriodEnd: at, PastDueSince: sub.PastDueSince}, true, now)
+		cur := Renewal{Status: string(sub.Status), PeriodEnd: at, PastDueSince: sub.PastDueSince}
+		next := Renew(cur, true, now)
 		if err := s.Billing.ChargeSubscription(ctx, tx, sub.ID, period(sub.ID, next.PeriodEnd), sub.PayerID, sub.AmountCents, sub.Currency); err != nil {
 			s.Logger.WarnContext(ctx, "groups: a team plan's renewal was declined", "subscription", sub.ID, "error", err)
-			next = Renew(Renewal{Status: string(sub.Status), PeriodEnd: at, PastDueSince: sub.PastDueSince}, false, now)
+			next = Renew(cur, false, now)
 		}
 		up := fresh.Update().SetStatus(teamsubscription.Status(next.Status)).SetCurrentPeriodEnd(next.PeriodEnd).SetUpdatedAt(now)
 		if next.PastDueSince != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
@@ -77,6 +78,22 @@ func toProjectInvite(inv *ent.ProjectInvite, projectName string) *switchboardv1.
 	}
 }
 
+// parties are the users and the connections' peers a list of members
+// names, by id.
+type parties struct {
+	users map[string]*ent.User
+	conns map[string]*ent.NetworkConnection
+}
+
+func partiesOf(ctx context.Context, c *ent.Client, userIDs, connectionIDs []string) (parties, error) {
+	users, err := people(ctx, c, userIDs)
+	if err != nil {
+		return parties{}, err
+	}
+	conns, err := connections(ctx, c, connectionIDs)
+	return parties{users: users, conns: conns}, err
+}
+
 // people loads the users named by ids, by id.
 func people(ctx context.Context, c *ent.Client, ids []string) (map[string]*ent.User, error) {
 	out := make(map[string]*ent.User, len(ids))
@@ -106,31 +123,30 @@ func teamMembers(ctx context.Context, c *ent.Client, teamID string) ([]*switchbo
 		return nil, err
 	}
 	sortStable(rows, func(m *ent.TeamMember) int { return teamRoleOrder[m.Role] })
-	users, err := people(ctx, c, userIDs(rows, func(m *ent.TeamMember) *string { return m.UserID }))
-	if err != nil {
-		return nil, err
-	}
-	conns, err := connections(ctx, c, userIDs(rows, func(m *ent.TeamMember) *string { return m.ConnectionID }))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*switchboardv1.TeamMember, 0, len(rows))
-	for _, m := range rows {
-		out = append(out, toTeamMember(m, users, conns))
-	}
-	return out, nil
+	return renderTeamMembers(ctx, c, rows)
 }
 
-func toTeamMember(m *ent.TeamMember, users map[string]*ent.User, conns map[string]*ent.NetworkConnection) *switchboardv1.TeamMember {
+// renderTeamMembers renders members with the users and connections they
+// name, read once for the list.
+func renderTeamMembers(ctx context.Context, c *ent.Client, rows []*ent.TeamMember) ([]*switchboardv1.TeamMember, error) {
+	who, err := partiesOf(ctx, c, userIDs(rows, func(m *ent.TeamMember) *string { return m.UserID }),
+		userIDs(rows, func(m *ent.TeamMember) *string { return m.ConnectionID }))
+	if err != nil {
+		return nil, err
+	}
+	return lists.Map(rows, func(m *ent.TeamMember) *switchboardv1.TeamMember { return toTeamMember(m, who) }), nil
+}
+
+func toTeamMember(m *ent.TeamMember, who parties) *switchboardv1.TeamMember {
 	tm := &switchboardv1.TeamMember{UserId: m.UserID, ConnectionId: m.ConnectionID, Role: string(m.Role), JoinedAt: ts(m.CreatedAt)}
 	if m.UserID != nil {
 		tm.MemberId = *m.UserID
-		if u := users[*m.UserID]; u != nil {
+		if u := who.users[*m.UserID]; u != nil {
 			tm.Name, tm.Username, tm.Avatar = u.Name, &u.Username, u.Avatar
 		}
 	} else if m.ConnectionID != nil {
 		tm.MemberId = *m.ConnectionID
-		if c := conns[*m.ConnectionID]; c != nil {
+		if c := who.conns[*m.ConnectionID]; c != nil {
 			tm.Name, tm.InstanceUrl = shownName(c), &c.PeerInstanceURL
 		}
 	}
@@ -174,22 +190,21 @@ func projectMembers(ctx context.Context, c *ent.Client, projectID string) ([]*sw
 		return nil, err
 	}
 	sortStable(rows, func(m *ent.ProjectMember) int { return projectRoleOrder[m.Role] })
-	users, err := people(ctx, c, userIDs(rows, func(m *ent.ProjectMember) *string { return m.UserID }))
-	if err != nil {
-		return nil, err
-	}
-	conns, err := connections(ctx, c, userIDs(rows, func(m *ent.ProjectMember) *string { return m.ConnectionID }))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*switchboardv1.ProjectMember, 0, len(rows))
-	for _, m := range rows {
-		out = append(out, toProjectMember(m, users, conns))
-	}
-	return out, nil
+	return renderProjectMembers(ctx, c, rows)
 }
 
-func toProjectMember(m *ent.ProjectMember, users map[string]*ent.User, conns map[string]*ent.NetworkConnection) *switchboardv1.ProjectMember {
+// renderProjectMembers renders members with the users and connections they
+// name, read once for the list.
+func renderProjectMembers(ctx context.Context, c *ent.Client, rows []*ent.ProjectMember) ([]*switchboardv1.ProjectMember, error) {
+	who, err := partiesOf(ctx, c, userIDs(rows, func(m *ent.ProjectMember) *string { return m.UserID }),
+		userIDs(rows, func(m *ent.ProjectMember) *string { return m.ConnectionID }))
+	if err != nil {
+		return nil, err
+	}
+	return lists.Map(rows, func(m *ent.ProjectMember) *switchboardv1.ProjectMember { return toProjectMember(m, who) }), nil
+}
+
+func toProjectMember(m *ent.ProjectMember, who parties) *switchboardv1.ProjectMember {
 	pm := &switchboardv1.ProjectMember{UserId: m.UserID, ConnectionId: m.ConnectionID, Role: string(m.Role),
 		Via: string(vocab.ProjectMemberViaDirect), JoinedAt: ts(m.CreatedAt)}
 	if m.ViaTeamID != nil {
@@ -197,12 +212,12 @@ func toProjectMember(m *ent.ProjectMember, users map[string]*ent.User, conns map
 	}
 	if m.UserID != nil {
 		pm.MemberId = *m.UserID
-		if u := users[*m.UserID]; u != nil {
+		if u := who.users[*m.UserID]; u != nil {
 			pm.Name, pm.Username, pm.Avatar = u.Name, &u.Username, u.Avatar
 		}
 	} else if m.ConnectionID != nil {
 		pm.MemberId = *m.ConnectionID
-		if c := conns[*m.ConnectionID]; c != nil {
+		if c := who.conns[*m.ConnectionID]; c != nil {
 			pm.Name, pm.InstanceUrl = shownName(c), &c.PeerInstanceURL
 		}
 	}

@@ -261,7 +261,7 @@ func (x *Teams) AnswerTeamInvite(ctx context.Context, req *switchboardv1.AnswerT
 			if err != nil {
 				return nil, err
 			}
-			n, err := tx.TeamMember.Query().Where(teammember.TeamID(inv.TeamID)).Count(ctx)
+			n, err := teamSize(ctx, tx.Client(), inv.TeamID)
 			if err != nil {
 				return nil, err
 			}

@@ -168,8 +168,7 @@ func (s *Core) deliver(ctx context.Context, tx *db.Tx, p *auth.Principal, pr *en
 	}
 	title := "Join project " + pr.Name
 	typ, metaText := string(vocab.QueueTypeNotification), string(meta)
-	invitee := &auth.Principal{UserID: u.ID, Username: u.Username, Name: u.Name, Role: string(u.Role), Via: auth.ViaSession}
-	it, err := s.Queue.CreateHeld(ctx, tx, invitee, &switchboardv1.CreateQueueItemRequest{
+	it, err := s.Queue.CreateHeld(ctx, tx, sessionOf(u), &switchboardv1.CreateQueueItemRequest{
 		Title: cut(title, 500), Description: &desc, Type: &typ, Metadata: &metaText,
 	}, provenance.Mark{Kind: provenance.User, Ref: p.UserID})
 	if err != nil {
@@ -265,7 +264,7 @@ func (s *Core) answer(ctx context.Context, tx *db.Tx, p *auth.Principal, me *ent
 		if _, err := s.joinProject(ctx, tx, p, pr, me, projectmember.Role(inv.Role)); err != nil {
 			return nil, err
 		}
-		n, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID)).Count(ctx)
+		n, err := projectSize(ctx, tx.Client(), pr.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -356,14 +355,8 @@ func (s *Core) ItemMoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from
 	if err != nil || inv == nil {
 		return err
 	}
-	me, err := tx.User.Get(ctx, it.UserID)
-	if err != nil {
-		return err
-	}
-	p := &auth.Principal{UserID: me.ID, Username: me.Username, Name: me.Name, Via: auth.ViaSession}
 	// The item is being moved in this unit of work: it is deleted after.
-	inv.QueueItemID = nil
-	if _, err := s.answer(ctx, tx, p, me, inv, true); err != nil {
+	if err := s.answerFromItem(ctx, tx, it, inv, true); err != nil {
 		return err
 	}
 	userID, itemID := it.UserID, it.ID
@@ -386,12 +379,23 @@ func (s *Core) ItemRemoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem) er
 	if err != nil || inv == nil {
 		return err
 	}
+	return s.answerFromItem(ctx, tx, it, inv, false) // the item is already gone
+}
+
+// answerFromItem answers inv as its item's owner, leaving the item to the
+// queue's own change of it.
+func (s *Core) answerFromItem(ctx context.Context, tx *db.Tx, it *ent.QueueItem, inv *ent.ProjectInvite, accept bool) error {
 	me, err := tx.User.Get(ctx, it.UserID)
 	if err != nil {
 		return err
 	}
-	p := &auth.Principal{UserID: me.ID, Username: me.Username, Name: me.Name, Via: auth.ViaSession}
-	inv.QueueItemID = nil // already gone
-	_, err = s.answer(ctx, tx, p, me, inv, false)
+	inv.QueueItemID = nil
+	_, err = s.answer(ctx, tx, sessionOf(me), me, inv, accept)
 	return err
+}
+
+// sessionOf is u acting in the dashboard: the principal of what u does by
+// answering a queue item, and of an item made for u.
+func sessionOf(u *ent.User) *auth.Principal {
+	return &auth.Principal{UserID: u.ID, Username: u.Username, Name: u.Name, Role: string(u.Role), Via: auth.ViaSession}
 }

@@ -73,7 +73,7 @@ func (x *Projects) CreateProject(ctx context.Context, req *switchboardv1.CreateP
 	if err != nil {
 		return nil, err
 	}
-	n, err := s.DB.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID)).Count(ctx)
+	n, err := projectSize(ctx, s.DB.Client, pr.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (x *Projects) UpdateProject(ctx context.Context, req *switchboardv1.UpdateP
 		if pr, err = up.Save(ctx); err != nil {
 			return nil, err
 		}
-		n, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID)).Count(ctx)
+		n, err := projectSize(ctx, tx.Client(), pr.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -262,7 +262,7 @@ func (x *Projects) AddProjectMember(ctx context.Context, req *switchboardv1.AddP
 		if err != nil {
 			return nil, err
 		}
-		return toProjectMember(m, map[string]*ent.User{u.ID: u}, nil), nil
+		return toProjectMember(m, parties{users: map[string]*ent.User{u.ID: u}}), nil
 	})
 	if err != nil {
 		return nil, err
@@ -323,7 +323,7 @@ func (s *Core) joinProjectPeer(ctx context.Context, tx *db.Tx, p *auth.Principal
 		Metadata: map[string]any{"projectId": pr.ID, "connectionId": conn.ID, "role": string(role)}}); err != nil {
 		return nil, err
 	}
-	return toProjectMember(m, nil, map[string]*ent.NetworkConnection{conn.ID: conn}), nil
+	return toProjectMember(m, parties{conns: map[string]*ent.NetworkConnection{conn.ID: conn}}), nil
 }
 
 // RemoveProjectMember removes a member (the lead); anyone may leave.
@@ -362,15 +362,11 @@ func (x *Projects) RemoveProjectMember(ctx context.Context, req *switchboardv1.R
 		if err := tx.ProjectMember.DeleteOne(m).Exec(ctx); err != nil {
 			return nil, err
 		}
-		users, err := people(ctx, tx.Client(), userIDs([]*ent.ProjectMember{m}, func(m *ent.ProjectMember) *string { return m.UserID }))
+		out, err := renderProjectMembers(ctx, tx.Client(), []*ent.ProjectMember{m})
 		if err != nil {
 			return nil, err
 		}
-		conns, err := connections(ctx, tx.Client(), userIDs([]*ent.ProjectMember{m}, func(m *ent.ProjectMember) *string { return m.ConnectionID }))
-		if err != nil {
-			return nil, err
-		}
-		return toProjectMember(m, users, conns), nil
+		return out[0], nil
 	})
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/teammember"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
@@ -130,13 +131,13 @@ func (x *Teams) ListTeams(ctx context.Context, req *switchboardv1.ListTeamsReque
 	if err != nil {
 		return nil, err
 	}
+	sizes, err := teamSizes(ctx, s.DB.Client, lists.Map(rows, func(m *ent.TeamMember) string { return m.TeamID }))
+	if err != nil {
+		return nil, err
+	}
 	out := &switchboardv1.ListTeamsResponse{Teams: make([]*switchboardv1.Team, 0, len(rows)), Pagination: pg.Of(total, len(rows))}
 	for _, m := range rows {
-		n, err := s.DB.TeamMember.Query().Where(teammember.TeamID(m.TeamID)).Count(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out.Teams = append(out.Teams, toTeam(m.Edges.Team, string(m.Role), n))
+		out.Teams = append(out.Teams, toTeam(m.Edges.Team, string(m.Role), sizes[m.TeamID]))
 	}
 	return out, nil
 }
@@ -180,15 +181,11 @@ func (s *Core) teamProjects(ctx context.Context, c *ent.Client, teamID string) (
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*switchboardv1.Project, 0, len(rows))
-	for _, r := range rows {
-		n, err := c.ProjectMember.Query().Where(projectmember.ProjectID(r.ID)).Count(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, toProject(r, "", n))
+	sizes, err := projectSizes(ctx, c, lists.Map(rows, func(p *ent.Project) string { return p.ID }))
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return lists.Map(rows, func(p *ent.Project) *switchboardv1.Project { return toProject(p, "", sizes[p.ID]) }), nil
 }
 
 // UpdateTeam changes the supplied fields, and hands ownership on.
@@ -242,7 +239,7 @@ func (x *Teams) UpdateTeam(ctx context.Context, req *switchboardv1.UpdateTeamReq
 		if err != nil {
 			return nil, err
 		}
-		n, err := tx.TeamMember.Query().Where(teammember.TeamID(t.ID)).Count(ctx)
+		n, err := teamSize(ctx, tx.Client(), t.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -281,7 +278,7 @@ func (x *Teams) DeleteTeam(ctx context.Context, req *switchboardv1.DeleteTeamReq
 		if err != nil {
 			return nil, err
 		}
-		n, err := tx.TeamMember.Query().Where(teammember.TeamID(t.ID)).Count(ctx)
+		n, err := teamSize(ctx, tx.Client(), t.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -346,7 +343,7 @@ func (x *Teams) AddTeamMember(ctx context.Context, req *switchboardv1.AddTeamMem
 		if err != nil {
 			return nil, err
 		}
-		return toTeamMember(m, map[string]*ent.User{u.ID: u}, nil), nil
+		return toTeamMember(m, parties{users: map[string]*ent.User{u.ID: u}}), nil
 	})
 	if err != nil {
 		return nil, err
@@ -389,7 +386,7 @@ func (s *Core) joinPeer(ctx context.Context, tx *db.Tx, p *auth.Principal, t *en
 		Metadata: map[string]any{"teamId": t.ID, "connectionId": conn.ID, "role": string(role)}}); err != nil {
 		return nil, err
 	}
-	return toTeamMember(m, nil, map[string]*ent.NetworkConnection{conn.ID: conn}), nil
+	return toTeamMember(m, parties{conns: map[string]*ent.NetworkConnection{conn.ID: conn}}), nil
 }
 
 // memberRole is a member's role on an add or invite: admin or member.
@@ -487,15 +484,11 @@ func (x *Teams) RemoveTeamMember(ctx context.Context, req *switchboardv1.RemoveT
 		if _, err := tx.ProjectMember.Delete().Where(projectmember.ViaTeamID(t.ID), same).Exec(ctx); err != nil {
 			return nil, err
 		}
-		users, err := people(ctx, tx.Client(), userIDs([]*ent.TeamMember{m}, func(m *ent.TeamMember) *string { return m.UserID }))
+		shown, err := renderTeamMembers(ctx, tx.Client(), []*ent.TeamMember{m})
 		if err != nil {
 			return nil, err
 		}
-		conns, err := connections(ctx, tx.Client(), userIDs([]*ent.TeamMember{m}, func(m *ent.TeamMember) *string { return m.ConnectionID }))
-		if err != nil {
-			return nil, err
-		}
-		tm := toTeamMember(m, users, conns)
+		tm := shown[0]
 		for _, who := range unique(p.UserID, deref(m.UserID)) {
 			if who == "" {
 				continue
