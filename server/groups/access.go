@@ -6,29 +6,15 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/project"
 	"github.com/switchboard-hq/switchboard/ent/team"
-	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/membership"
 )
-
-// teamRole is userID's role in a team, "" for none.
-func teamRole(ctx context.Context, c *ent.Client, teamID, userID string) (string, error) {
-	m, err := c.TeamMember.Query().Where(teammember.TeamID(teamID), teammember.UserID(userID)).
-		Select(teammember.FieldRole).Only(ctx)
-	if ent.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return string(m.Role), nil
-}
 
 // teamFor loads a team the caller is a member of and the caller's role,
 // refusing what the role may not do: another's team is 404, a right the
 // role lacks 403.
 func teamFor(ctx context.Context, c *ent.Client, teamID, userID string, r TeamRight) (*ent.Team, string, error) {
-	role, err := teamRole(ctx, c, teamID, userID)
+	role, err := membership.TeamRole(ctx, c, teamID, userID)
 	if err != nil {
 		return nil, "", err
 	}
@@ -71,7 +57,7 @@ func projectFor(ctx context.Context, c *ent.Client, projectID, userID string, r 
 		if r == ProjectRead {
 			inTeam := false
 			if p.TeamID != nil {
-				tr, err := teamRole(ctx, c, *p.TeamID, userID)
+				tr, err := membership.TeamRole(ctx, c, *p.TeamID, userID)
 				if err != nil {
 					return nil, "", err
 				}

@@ -1,6 +1,7 @@
-// Package membership answers who belongs to a project, for the areas that
-// file work under one (the queue, the board) without depending on the
-// groups service that manages projects (server/groups). No transport.
+// Package membership answers who belongs to a team or project, for the
+// groups service that manages them (server/groups) and the areas that file
+// work under one (the queue, the board, relays) without depending on it.
+// No transport.
 package membership
 
 import (
@@ -30,6 +31,19 @@ func ProjectRole(ctx context.Context, c *ent.Client, projectID, userID string) (
 	return "", found, err
 }
 
+// TeamRole is userID's role in a team, "" when the user is not a member.
+func TeamRole(ctx context.Context, c *ent.Client, teamID, userID string) (string, error) {
+	m, err := c.TeamMember.Query().Where(teammember.TeamID(teamID), teammember.UserID(userID)).
+		Select(teammember.FieldRole).Only(ctx)
+	if ent.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return string(m.Role), nil
+}
+
 // CheckNamed refuses a team or project a request names (a relay about it)
 // that userID is not a member of: 404, as for any other account's row.
 func CheckNamed(ctx context.Context, c *ent.Client, userID string, teamID, projectID *string) error {
@@ -43,11 +57,11 @@ func CheckNamed(ctx context.Context, c *ent.Client, userID string, teamID, proje
 		}
 	}
 	if teamID != nil && *teamID != "" {
-		in, err := c.TeamMember.Query().Where(teammember.TeamID(*teamID), teammember.UserID(userID)).Exist(ctx)
+		role, err := TeamRole(ctx, c, *teamID, userID)
 		if err != nil {
 			return err
 		}
-		if !in {
+		if role == "" {
 			return apperr.NotFound("team %q not found", *teamID)
 		}
 	}

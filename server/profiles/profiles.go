@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/membership"
 )
 
 // level is the viewer a caller is: an insider (the user, a team's member),
@@ -96,13 +97,13 @@ func (s *Service) GetTeamProfile(ctx context.Context, req *switchboardv1.GetTeam
 	if err != nil {
 		return nil, err
 	}
-	member := false
+	role := ""
 	if viewerID != "" {
-		if member, err = s.DB.TeamMember.Query().Where(teammember.TeamID(t.ID), teammember.UserID(viewerID)).Exist(ctx); err != nil {
+		if role, err = membership.TeamRole(ctx, s.DB.Client, t.ID, viewerID); err != nil {
 			return nil, err
 		}
 	}
-	if !Sees(level(member, network), string(t.Visibility)) {
+	if !Sees(level(role != "", network), string(t.Visibility)) {
 		return nil, apperr.NotFound("team %q not found", id)
 	}
 	count, err := s.DB.TeamMember.Query().Where(teammember.TeamID(t.ID)).Count(ctx)

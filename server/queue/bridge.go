@@ -18,7 +18,7 @@ import (
 // Checklist sources and labels the bridge writes (kanban.proto, ChecklistItem).
 const (
 	sourceQueue       = "queue"
-	sourceQueueReview = "queue_review"
+	sourceQueueReview = kanban.SourceQueueReview
 
 	labelQueued        = "task_queued"
 	labelInProgress    = "task_in_progress"

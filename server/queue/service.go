@@ -326,7 +326,7 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 		it := &ent.QueueItem{ID: draft.ID, CreatedAt: now, UpdatedAt: now, UserID: p.UserID,
 			Type: queueitem.Type(typ), Title: title, Description: req.Description,
 			Priority: queueitem.Priority(prio), Status: status, Source: source, Metadata: req.GetMetadata(),
-			TaskOrigin: queueitem.TaskOriginOwner, ProjectID: req.ProjectId, CardID: nonEmptyID(cardID),
+			TaskOrigin: queueitem.TaskOriginOwner, ProjectID: req.ProjectId, CardID: nonEmpty(&cardID),
 			ParentTaskID: req.ParentTaskId, DependsOn: req.DependsOn, SubtaskOrder: d.subtaskOrder}
 		if f := d.foreign; f != nil {
 			it.TaskOrigin = queueitem.TaskOriginFederation
@@ -363,13 +363,6 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 // offBoard says whether a new item stays off the board: an invite, held
 // for its answer, is not work to track (issue 28; no card, no checklist row).
 func (d draftOf) offBoard() bool { return d.held || (d.foreign != nil && d.foreign.OffBoard) }
-
-func nonEmptyID(id string) *string {
-	if id == "" {
-		return nil
-	}
-	return &id
-}
 
 // setWriter records w as the new item's creator and the writer of its text.
 func setWriter(it *ent.QueueItem, w provenance.Mark) {
