@@ -29,6 +29,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/contract"
+	"github.com/switchboard-hq/switchboard/ent/contractamendment"
+	"github.com/switchboard-hq/switchboard/ent/contractentry"
+	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
@@ -105,6 +109,14 @@ type Client struct {
 	ConnectToken *ConnectTokenClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// Contract is the client for interacting with the Contract builders.
+	Contract *ContractClient
+	// ContractAmendment is the client for interacting with the ContractAmendment builders.
+	ContractAmendment *ContractAmendmentClient
+	// ContractEntry is the client for interacting with the ContractEntry builders.
+	ContractEntry *ContractEntryClient
+	// ContractReview is the client for interacting with the ContractReview builders.
+	ContractReview *ContractReviewClient
 	// DeveloperKey is the client for interacting with the DeveloperKey builders.
 	DeveloperKey *DeveloperKeyClient
 	// Document is the client for interacting with the Document builders.
@@ -208,6 +220,10 @@ func (c *Client) init() {
 	c.ChecklistItem = NewChecklistItemClient(c.config)
 	c.ConnectToken = NewConnectTokenClient(c.config)
 	c.Contact = NewContactClient(c.config)
+	c.Contract = NewContractClient(c.config)
+	c.ContractAmendment = NewContractAmendmentClient(c.config)
+	c.ContractEntry = NewContractEntryClient(c.config)
+	c.ContractReview = NewContractReviewClient(c.config)
 	c.DeveloperKey = NewDeveloperKeyClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.Execution = NewExecutionClient(c.config)
@@ -353,6 +369,10 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ChecklistItem:        NewChecklistItemClient(cfg),
 		ConnectToken:         NewConnectTokenClient(cfg),
 		Contact:              NewContactClient(cfg),
+		Contract:             NewContractClient(cfg),
+		ContractAmendment:    NewContractAmendmentClient(cfg),
+		ContractEntry:        NewContractEntryClient(cfg),
+		ContractReview:       NewContractReviewClient(cfg),
 		DeveloperKey:         NewDeveloperKeyClient(cfg),
 		Document:             NewDocumentClient(cfg),
 		Execution:            NewExecutionClient(cfg),
@@ -425,6 +445,10 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ChecklistItem:        NewChecklistItemClient(cfg),
 		ConnectToken:         NewConnectTokenClient(cfg),
 		Contact:              NewContactClient(cfg),
+		Contract:             NewContractClient(cfg),
+		ContractAmendment:    NewContractAmendmentClient(cfg),
+		ContractEntry:        NewContractEntryClient(cfg),
+		ContractReview:       NewContractReviewClient(cfg),
 		DeveloperKey:         NewDeveloperKeyClient(cfg),
 		Document:             NewDocumentClient(cfg),
 		Execution:            NewExecutionClient(cfg),
@@ -495,7 +519,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
 		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.CardLink,
-		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.DeveloperKey,
+		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract,
+		c.ContractAmendment, c.ContractEntry, c.ContractReview, c.DeveloperKey,
 		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
 		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
 		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
@@ -516,7 +541,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
 		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.CardLink,
-		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.DeveloperKey,
+		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract,
+		c.ContractAmendment, c.ContractEntry, c.ContractReview, c.DeveloperKey,
 		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
 		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
 		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
@@ -562,6 +588,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ConnectToken.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
+	case *ContractMutation:
+		return c.Contract.mutate(ctx, m)
+	case *ContractAmendmentMutation:
+		return c.ContractAmendment.mutate(ctx, m)
+	case *ContractEntryMutation:
+		return c.ContractEntry.mutate(ctx, m)
+	case *ContractReviewMutation:
+		return c.ContractReview.mutate(ctx, m)
 	case *DeveloperKeyMutation:
 		return c.DeveloperKey.mutate(ctx, m)
 	case *DocumentMutation:
@@ -2920,6 +2954,634 @@ func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, 
 		return (&ContactDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Contact mutation op: %q", m.Op())
+	}
+}
+
+// ContractClient is a client for the Contract schema.
+type ContractClient struct {
+	config
+}
+
+// NewContractClient returns a client for the Contract from the given config.
+func NewContractClient(c config) *ContractClient {
+	return &ContractClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contract.Hooks(f(g(h())))`.
+func (c *ContractClient) Use(hooks ...Hook) {
+	c.hooks.Contract = append(c.hooks.Contract, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contract.Intercept(f(g(h())))`.
+func (c *ContractClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Contract = append(c.inters.Contract, interceptors...)
+}
+
+// Create returns a builder for creating a Contract entity.
+func (c *ContractClient) Create() *ContractCreate {
+	mutation := newContractMutation(c.config, OpCreate)
+	return &ContractCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Contract entities.
+func (c *ContractClient) CreateBulk(builders ...*ContractCreate) *ContractCreateBulk {
+	return &ContractCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContractClient) MapCreateBulk(slice any, setFunc func(*ContractCreate, int)) *ContractCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContractCreateBulk{err: fmt.Errorf("calling to ContractClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContractCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContractCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Contract.
+func (c *ContractClient) Update() *ContractUpdate {
+	mutation := newContractMutation(c.config, OpUpdate)
+	return &ContractUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContractClient) UpdateOne(_m *Contract) *ContractUpdateOne {
+	mutation := newContractMutation(c.config, OpUpdateOne, withContract(_m))
+	return &ContractUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContractClient) UpdateOneID(id string) *ContractUpdateOne {
+	mutation := newContractMutation(c.config, OpUpdateOne, withContractID(id))
+	return &ContractUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Contract.
+func (c *ContractClient) Delete() *ContractDelete {
+	mutation := newContractMutation(c.config, OpDelete)
+	return &ContractDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContractClient) DeleteOne(_m *Contract) *ContractDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContractClient) DeleteOneID(id string) *ContractDeleteOne {
+	builder := c.Delete().Where(contract.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContractDeleteOne{builder}
+}
+
+// Query returns a query builder for Contract.
+func (c *ContractClient) Query() *ContractQuery {
+	return &ContractQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContract},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Contract entity by its id.
+func (c *ContractClient) Get(ctx context.Context, id string) (*Contract, error) {
+	return c.Query().Where(contract.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContractClient) GetX(ctx context.Context, id string) *Contract {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEntries queries the entries edge of a Contract.
+func (c *ContractClient) QueryEntries(_m *Contract) *ContractEntryQuery {
+	query := (&ContractEntryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contract.Table, contract.FieldID, id),
+			sqlgraph.To(contractentry.Table, contractentry.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, contract.EntriesTable, contract.EntriesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAmendments queries the amendments edge of a Contract.
+func (c *ContractClient) QueryAmendments(_m *Contract) *ContractAmendmentQuery {
+	query := (&ContractAmendmentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contract.Table, contract.FieldID, id),
+			sqlgraph.To(contractamendment.Table, contractamendment.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, contract.AmendmentsTable, contract.AmendmentsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryReviews queries the reviews edge of a Contract.
+func (c *ContractClient) QueryReviews(_m *Contract) *ContractReviewQuery {
+	query := (&ContractReviewClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contract.Table, contract.FieldID, id),
+			sqlgraph.To(contractreview.Table, contractreview.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, contract.ReviewsTable, contract.ReviewsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContractClient) Hooks() []Hook {
+	return c.hooks.Contract
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContractClient) Interceptors() []Interceptor {
+	return c.inters.Contract
+}
+
+func (c *ContractClient) mutate(ctx context.Context, m *ContractMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContractCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContractUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContractUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContractDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Contract mutation op: %q", m.Op())
+	}
+}
+
+// ContractAmendmentClient is a client for the ContractAmendment schema.
+type ContractAmendmentClient struct {
+	config
+}
+
+// NewContractAmendmentClient returns a client for the ContractAmendment from the given config.
+func NewContractAmendmentClient(c config) *ContractAmendmentClient {
+	return &ContractAmendmentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contractamendment.Hooks(f(g(h())))`.
+func (c *ContractAmendmentClient) Use(hooks ...Hook) {
+	c.hooks.ContractAmendment = append(c.hooks.ContractAmendment, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contractamendment.Intercept(f(g(h())))`.
+func (c *ContractAmendmentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContractAmendment = append(c.inters.ContractAmendment, interceptors...)
+}
+
+// Create returns a builder for creating a ContractAmendment entity.
+func (c *ContractAmendmentClient) Create() *ContractAmendmentCreate {
+	mutation := newContractAmendmentMutation(c.config, OpCreate)
+	return &ContractAmendmentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContractAmendment entities.
+func (c *ContractAmendmentClient) CreateBulk(builders ...*ContractAmendmentCreate) *ContractAmendmentCreateBulk {
+	return &ContractAmendmentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContractAmendmentClient) MapCreateBulk(slice any, setFunc func(*ContractAmendmentCreate, int)) *ContractAmendmentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContractAmendmentCreateBulk{err: fmt.Errorf("calling to ContractAmendmentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContractAmendmentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContractAmendmentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContractAmendment.
+func (c *ContractAmendmentClient) Update() *ContractAmendmentUpdate {
+	mutation := newContractAmendmentMutation(c.config, OpUpdate)
+	return &ContractAmendmentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContractAmendmentClient) UpdateOne(_m *ContractAmendment) *ContractAmendmentUpdateOne {
+	mutation := newContractAmendmentMutation(c.config, OpUpdateOne, withContractAmendment(_m))
+	return &ContractAmendmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContractAmendmentClient) UpdateOneID(id string) *ContractAmendmentUpdateOne {
+	mutation := newContractAmendmentMutation(c.config, OpUpdateOne, withContractAmendmentID(id))
+	return &ContractAmendmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContractAmendment.
+func (c *ContractAmendmentClient) Delete() *ContractAmendmentDelete {
+	mutation := newContractAmendmentMutation(c.config, OpDelete)
+	return &ContractAmendmentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContractAmendmentClient) DeleteOne(_m *ContractAmendment) *ContractAmendmentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContractAmendmentClient) DeleteOneID(id string) *ContractAmendmentDeleteOne {
+	builder := c.Delete().Where(contractamendment.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContractAmendmentDeleteOne{builder}
+}
+
+// Query returns a query builder for ContractAmendment.
+func (c *ContractAmendmentClient) Query() *ContractAmendmentQuery {
+	return &ContractAmendmentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContractAmendment},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContractAmendment entity by its id.
+func (c *ContractAmendmentClient) Get(ctx context.Context, id string) (*ContractAmendment, error) {
+	return c.Query().Where(contractamendment.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContractAmendmentClient) GetX(ctx context.Context, id string) *ContractAmendment {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryContract queries the contract edge of a ContractAmendment.
+func (c *ContractAmendmentClient) QueryContract(_m *ContractAmendment) *ContractQuery {
+	query := (&ContractClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contractamendment.Table, contractamendment.FieldID, id),
+			sqlgraph.To(contract.Table, contract.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, contractamendment.ContractTable, contractamendment.ContractColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContractAmendmentClient) Hooks() []Hook {
+	return c.hooks.ContractAmendment
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContractAmendmentClient) Interceptors() []Interceptor {
+	return c.inters.ContractAmendment
+}
+
+func (c *ContractAmendmentClient) mutate(ctx context.Context, m *ContractAmendmentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContractAmendmentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContractAmendmentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContractAmendmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContractAmendmentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContractAmendment mutation op: %q", m.Op())
+	}
+}
+
+// ContractEntryClient is a client for the ContractEntry schema.
+type ContractEntryClient struct {
+	config
+}
+
+// NewContractEntryClient returns a client for the ContractEntry from the given config.
+func NewContractEntryClient(c config) *ContractEntryClient {
+	return &ContractEntryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contractentry.Hooks(f(g(h())))`.
+func (c *ContractEntryClient) Use(hooks ...Hook) {
+	c.hooks.ContractEntry = append(c.hooks.ContractEntry, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contractentry.Intercept(f(g(h())))`.
+func (c *ContractEntryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContractEntry = append(c.inters.ContractEntry, interceptors...)
+}
+
+// Create returns a builder for creating a ContractEntry entity.
+func (c *ContractEntryClient) Create() *ContractEntryCreate {
+	mutation := newContractEntryMutation(c.config, OpCreate)
+	return &ContractEntryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContractEntry entities.
+func (c *ContractEntryClient) CreateBulk(builders ...*ContractEntryCreate) *ContractEntryCreateBulk {
+	return &ContractEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContractEntryClient) MapCreateBulk(slice any, setFunc func(*ContractEntryCreate, int)) *ContractEntryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContractEntryCreateBulk{err: fmt.Errorf("calling to ContractEntryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContractEntryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContractEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContractEntry.
+func (c *ContractEntryClient) Update() *ContractEntryUpdate {
+	mutation := newContractEntryMutation(c.config, OpUpdate)
+	return &ContractEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContractEntryClient) UpdateOne(_m *ContractEntry) *ContractEntryUpdateOne {
+	mutation := newContractEntryMutation(c.config, OpUpdateOne, withContractEntry(_m))
+	return &ContractEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContractEntryClient) UpdateOneID(id string) *ContractEntryUpdateOne {
+	mutation := newContractEntryMutation(c.config, OpUpdateOne, withContractEntryID(id))
+	return &ContractEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContractEntry.
+func (c *ContractEntryClient) Delete() *ContractEntryDelete {
+	mutation := newContractEntryMutation(c.config, OpDelete)
+	return &ContractEntryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContractEntryClient) DeleteOne(_m *ContractEntry) *ContractEntryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContractEntryClient) DeleteOneID(id string) *ContractEntryDeleteOne {
+	builder := c.Delete().Where(contractentry.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContractEntryDeleteOne{builder}
+}
+
+// Query returns a query builder for ContractEntry.
+func (c *ContractEntryClient) Query() *ContractEntryQuery {
+	return &ContractEntryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContractEntry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContractEntry entity by its id.
+func (c *ContractEntryClient) Get(ctx context.Context, id string) (*ContractEntry, error) {
+	return c.Query().Where(contractentry.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContractEntryClient) GetX(ctx context.Context, id string) *ContractEntry {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryContract queries the contract edge of a ContractEntry.
+func (c *ContractEntryClient) QueryContract(_m *ContractEntry) *ContractQuery {
+	query := (&ContractClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contractentry.Table, contractentry.FieldID, id),
+			sqlgraph.To(contract.Table, contract.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, contractentry.ContractTable, contractentry.ContractColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContractEntryClient) Hooks() []Hook {
+	return c.hooks.ContractEntry
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContractEntryClient) Interceptors() []Interceptor {
+	return c.inters.ContractEntry
+}
+
+func (c *ContractEntryClient) mutate(ctx context.Context, m *ContractEntryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContractEntryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContractEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContractEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContractEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContractEntry mutation op: %q", m.Op())
+	}
+}
+
+// ContractReviewClient is a client for the ContractReview schema.
+type ContractReviewClient struct {
+	config
+}
+
+// NewContractReviewClient returns a client for the ContractReview from the given config.
+func NewContractReviewClient(c config) *ContractReviewClient {
+	return &ContractReviewClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contractreview.Hooks(f(g(h())))`.
+func (c *ContractReviewClient) Use(hooks ...Hook) {
+	c.hooks.ContractReview = append(c.hooks.ContractReview, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contractreview.Intercept(f(g(h())))`.
+func (c *ContractReviewClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContractReview = append(c.inters.ContractReview, interceptors...)
+}
+
+// Create returns a builder for creating a ContractReview entity.
+func (c *ContractReviewClient) Create() *ContractReviewCreate {
+	mutation := newContractReviewMutation(c.config, OpCreate)
+	return &ContractReviewCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContractReview entities.
+func (c *ContractReviewClient) CreateBulk(builders ...*ContractReviewCreate) *ContractReviewCreateBulk {
+	return &ContractReviewCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContractReviewClient) MapCreateBulk(slice any, setFunc func(*ContractReviewCreate, int)) *ContractReviewCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContractReviewCreateBulk{err: fmt.Errorf("calling to ContractReviewClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContractReviewCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContractReviewCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContractReview.
+func (c *ContractReviewClient) Update() *ContractReviewUpdate {
+	mutation := newContractReviewMutation(c.config, OpUpdate)
+	return &ContractReviewUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContractReviewClient) UpdateOne(_m *ContractReview) *ContractReviewUpdateOne {
+	mutation := newContractReviewMutation(c.config, OpUpdateOne, withContractReview(_m))
+	return &ContractReviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContractReviewClient) UpdateOneID(id string) *ContractReviewUpdateOne {
+	mutation := newContractReviewMutation(c.config, OpUpdateOne, withContractReviewID(id))
+	return &ContractReviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContractReview.
+func (c *ContractReviewClient) Delete() *ContractReviewDelete {
+	mutation := newContractReviewMutation(c.config, OpDelete)
+	return &ContractReviewDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContractReviewClient) DeleteOne(_m *ContractReview) *ContractReviewDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContractReviewClient) DeleteOneID(id string) *ContractReviewDeleteOne {
+	builder := c.Delete().Where(contractreview.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContractReviewDeleteOne{builder}
+}
+
+// Query returns a query builder for ContractReview.
+func (c *ContractReviewClient) Query() *ContractReviewQuery {
+	return &ContractReviewQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContractReview},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContractReview entity by its id.
+func (c *ContractReviewClient) Get(ctx context.Context, id string) (*ContractReview, error) {
+	return c.Query().Where(contractreview.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContractReviewClient) GetX(ctx context.Context, id string) *ContractReview {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryContract queries the contract edge of a ContractReview.
+func (c *ContractReviewClient) QueryContract(_m *ContractReview) *ContractQuery {
+	query := (&ContractClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contractreview.Table, contractreview.FieldID, id),
+			sqlgraph.To(contract.Table, contract.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, contractreview.ContractTable, contractreview.ContractColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContractReviewClient) Hooks() []Hook {
+	return c.hooks.ContractReview
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContractReviewClient) Interceptors() []Interceptor {
+	return c.inters.ContractReview
+}
+
+func (c *ContractReviewClient) mutate(ctx context.Context, m *ContractReviewMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContractReviewCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContractReviewUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContractReviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContractReviewDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContractReview mutation op: %q", m.Op())
 	}
 }
 
@@ -9331,7 +9993,8 @@ type (
 	hooks struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
 		CapabilityInstall, CapabilityPack, Card, CardContact, CardLink, ChatMessage,
-		ChecklistItem, ConnectToken, Contact, DeveloperKey, Document, Execution,
+		ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
+		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
 		NetworkPreference, NetworkSetting, Notification, PaymentHold, PeerPattern,
@@ -9343,7 +10006,8 @@ type (
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
 		CapabilityInstall, CapabilityPack, Card, CardContact, CardLink, ChatMessage,
-		ChecklistItem, ConnectToken, Contact, DeveloperKey, Document, Execution,
+		ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
+		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
 		NetworkPreference, NetworkSetting, Notification, PaymentHold, PeerPattern,

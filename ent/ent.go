@@ -26,6 +26,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/contract"
+	"github.com/switchboard-hq/switchboard/ent/contractamendment"
+	"github.com/switchboard-hq/switchboard/ent/contractentry"
+	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
@@ -139,6 +143,10 @@ func checkColumn(t, c string) error {
 			checklistitem.Table:        checklistitem.ValidColumn,
 			connecttoken.Table:         connecttoken.ValidColumn,
 			contact.Table:              contact.ValidColumn,
+			contract.Table:             contract.ValidColumn,
+			contractamendment.Table:    contractamendment.ValidColumn,
+			contractentry.Table:        contractentry.ValidColumn,
+			contractreview.Table:       contractreview.ValidColumn,
 			developerkey.Table:         developerkey.ValidColumn,
 			document.Table:             document.ValidColumn,
 			execution.Table:            execution.ValidColumn,

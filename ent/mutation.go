@@ -25,6 +25,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/contract"
+	"github.com/switchboard-hq/switchboard/ent/contractamendment"
+	"github.com/switchboard-hq/switchboard/ent/contractentry"
+	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
@@ -92,6 +96,10 @@ const (
 	TypeChecklistItem        = "ChecklistItem"
 	TypeConnectToken         = "ConnectToken"
 	TypeContact              = "Contact"
+	TypeContract             = "Contract"
+	TypeContractAmendment    = "ContractAmendment"
+	TypeContractEntry        = "ContractEntry"
+	TypeContractReview       = "ContractReview"
 	TypeDeveloperKey         = "DeveloperKey"
 	TypeDocument             = "Document"
 	TypeExecution            = "Execution"
@@ -19633,6 +19641,5832 @@ func (m *ContactMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Contact edge %s", name)
+}
+
+// ContractMutation represents an operation that mutates the Contract nodes in the graph.
+type ContractMutation struct {
+	config
+	op                       Op
+	typ                      string
+	id                       *string
+	created_at               *time.Time
+	updated_at               *time.Time
+	client_user_id           *string
+	provider_user_id         *string
+	connection_id            *string
+	party_name               *string
+	party_instance_url       *string
+	origin_contract_id       *string
+	project_id               *string
+	task_type                *string
+	title                    *string
+	scope                    *[]string
+	appendscope              []string
+	price_cents              *money.Cents
+	addprice_cents           *money.Cents
+	fee_cents                *money.Cents
+	addfee_cents             *money.Cents
+	currency                 *string
+	due_at                   *time.Time
+	status                   *contract.Status
+	hold_status              *contract.HoldStatus
+	refunded_cents           *money.Cents
+	addrefunded_cents        *money.Cents
+	provider_earned_cents    *money.Cents
+	addprovider_earned_cents *money.Cents
+	relay_id                 *string
+	item_id                  *string
+	job_id                   *string
+	dispute_reason           *string
+	dispute_outcome          *contract.DisputeOutcome
+	provider_percent         *int
+	addprovider_percent      *int
+	delivered_at             *time.Time
+	closed_at                *time.Time
+	review_window_ends_at    *time.Time
+	review_sent              *bool
+	counterpart_reviewed     *bool
+	moves_sent               *int
+	addmoves_sent            *int
+	clearedFields            map[string]struct{}
+	entries                  map[string]struct{}
+	removedentries           map[string]struct{}
+	clearedentries           bool
+	amendments               map[string]struct{}
+	removedamendments        map[string]struct{}
+	clearedamendments        bool
+	reviews                  map[string]struct{}
+	removedreviews           map[string]struct{}
+	clearedreviews           bool
+	done                     bool
+	oldValue                 func(context.Context) (*Contract, error)
+	predicates               []predicate.Contract
+}
+
+var _ ent.Mutation = (*ContractMutation)(nil)
+
+// contractOption allows management of the mutation configuration using functional options.
+type contractOption func(*ContractMutation)
+
+// newContractMutation creates new mutation for the Contract entity.
+func newContractMutation(c config, op Op, opts ...contractOption) *ContractMutation {
+	m := &ContractMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContract,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContractID sets the ID field of the mutation.
+func withContractID(id string) contractOption {
+	return func(m *ContractMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Contract
+		)
+		m.oldValue = func(ctx context.Context) (*Contract, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Contract.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContract sets the old Contract of the mutation.
+func withContract(node *Contract) contractOption {
+	return func(m *ContractMutation) {
+		m.oldValue = func(context.Context) (*Contract, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContractMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContractMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Contract entities.
+func (m *ContractMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContractMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContractMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Contract.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContractMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContractMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContractMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContractMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContractMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContractMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetClientUserID sets the "client_user_id" field.
+func (m *ContractMutation) SetClientUserID(s string) {
+	m.client_user_id = &s
+}
+
+// ClientUserID returns the value of the "client_user_id" field in the mutation.
+func (m *ContractMutation) ClientUserID() (r string, exists bool) {
+	v := m.client_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientUserID returns the old "client_user_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldClientUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientUserID: %w", err)
+	}
+	return oldValue.ClientUserID, nil
+}
+
+// ClearClientUserID clears the value of the "client_user_id" field.
+func (m *ContractMutation) ClearClientUserID() {
+	m.client_user_id = nil
+	m.clearedFields[contract.FieldClientUserID] = struct{}{}
+}
+
+// ClientUserIDCleared returns if the "client_user_id" field was cleared in this mutation.
+func (m *ContractMutation) ClientUserIDCleared() bool {
+	_, ok := m.clearedFields[contract.FieldClientUserID]
+	return ok
+}
+
+// ResetClientUserID resets all changes to the "client_user_id" field.
+func (m *ContractMutation) ResetClientUserID() {
+	m.client_user_id = nil
+	delete(m.clearedFields, contract.FieldClientUserID)
+}
+
+// SetProviderUserID sets the "provider_user_id" field.
+func (m *ContractMutation) SetProviderUserID(s string) {
+	m.provider_user_id = &s
+}
+
+// ProviderUserID returns the value of the "provider_user_id" field in the mutation.
+func (m *ContractMutation) ProviderUserID() (r string, exists bool) {
+	v := m.provider_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProviderUserID returns the old "provider_user_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldProviderUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProviderUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProviderUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProviderUserID: %w", err)
+	}
+	return oldValue.ProviderUserID, nil
+}
+
+// ClearProviderUserID clears the value of the "provider_user_id" field.
+func (m *ContractMutation) ClearProviderUserID() {
+	m.provider_user_id = nil
+	m.clearedFields[contract.FieldProviderUserID] = struct{}{}
+}
+
+// ProviderUserIDCleared returns if the "provider_user_id" field was cleared in this mutation.
+func (m *ContractMutation) ProviderUserIDCleared() bool {
+	_, ok := m.clearedFields[contract.FieldProviderUserID]
+	return ok
+}
+
+// ResetProviderUserID resets all changes to the "provider_user_id" field.
+func (m *ContractMutation) ResetProviderUserID() {
+	m.provider_user_id = nil
+	delete(m.clearedFields, contract.FieldProviderUserID)
+}
+
+// SetConnectionID sets the "connection_id" field.
+func (m *ContractMutation) SetConnectionID(s string) {
+	m.connection_id = &s
+}
+
+// ConnectionID returns the value of the "connection_id" field in the mutation.
+func (m *ContractMutation) ConnectionID() (r string, exists bool) {
+	v := m.connection_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConnectionID returns the old "connection_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldConnectionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConnectionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConnectionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConnectionID: %w", err)
+	}
+	return oldValue.ConnectionID, nil
+}
+
+// ClearConnectionID clears the value of the "connection_id" field.
+func (m *ContractMutation) ClearConnectionID() {
+	m.connection_id = nil
+	m.clearedFields[contract.FieldConnectionID] = struct{}{}
+}
+
+// ConnectionIDCleared returns if the "connection_id" field was cleared in this mutation.
+func (m *ContractMutation) ConnectionIDCleared() bool {
+	_, ok := m.clearedFields[contract.FieldConnectionID]
+	return ok
+}
+
+// ResetConnectionID resets all changes to the "connection_id" field.
+func (m *ContractMutation) ResetConnectionID() {
+	m.connection_id = nil
+	delete(m.clearedFields, contract.FieldConnectionID)
+}
+
+// SetPartyName sets the "party_name" field.
+func (m *ContractMutation) SetPartyName(s string) {
+	m.party_name = &s
+}
+
+// PartyName returns the value of the "party_name" field in the mutation.
+func (m *ContractMutation) PartyName() (r string, exists bool) {
+	v := m.party_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPartyName returns the old "party_name" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldPartyName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPartyName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPartyName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPartyName: %w", err)
+	}
+	return oldValue.PartyName, nil
+}
+
+// ResetPartyName resets all changes to the "party_name" field.
+func (m *ContractMutation) ResetPartyName() {
+	m.party_name = nil
+}
+
+// SetPartyInstanceURL sets the "party_instance_url" field.
+func (m *ContractMutation) SetPartyInstanceURL(s string) {
+	m.party_instance_url = &s
+}
+
+// PartyInstanceURL returns the value of the "party_instance_url" field in the mutation.
+func (m *ContractMutation) PartyInstanceURL() (r string, exists bool) {
+	v := m.party_instance_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPartyInstanceURL returns the old "party_instance_url" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldPartyInstanceURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPartyInstanceURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPartyInstanceURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPartyInstanceURL: %w", err)
+	}
+	return oldValue.PartyInstanceURL, nil
+}
+
+// ClearPartyInstanceURL clears the value of the "party_instance_url" field.
+func (m *ContractMutation) ClearPartyInstanceURL() {
+	m.party_instance_url = nil
+	m.clearedFields[contract.FieldPartyInstanceURL] = struct{}{}
+}
+
+// PartyInstanceURLCleared returns if the "party_instance_url" field was cleared in this mutation.
+func (m *ContractMutation) PartyInstanceURLCleared() bool {
+	_, ok := m.clearedFields[contract.FieldPartyInstanceURL]
+	return ok
+}
+
+// ResetPartyInstanceURL resets all changes to the "party_instance_url" field.
+func (m *ContractMutation) ResetPartyInstanceURL() {
+	m.party_instance_url = nil
+	delete(m.clearedFields, contract.FieldPartyInstanceURL)
+}
+
+// SetOriginContractID sets the "origin_contract_id" field.
+func (m *ContractMutation) SetOriginContractID(s string) {
+	m.origin_contract_id = &s
+}
+
+// OriginContractID returns the value of the "origin_contract_id" field in the mutation.
+func (m *ContractMutation) OriginContractID() (r string, exists bool) {
+	v := m.origin_contract_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOriginContractID returns the old "origin_contract_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldOriginContractID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOriginContractID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOriginContractID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOriginContractID: %w", err)
+	}
+	return oldValue.OriginContractID, nil
+}
+
+// ClearOriginContractID clears the value of the "origin_contract_id" field.
+func (m *ContractMutation) ClearOriginContractID() {
+	m.origin_contract_id = nil
+	m.clearedFields[contract.FieldOriginContractID] = struct{}{}
+}
+
+// OriginContractIDCleared returns if the "origin_contract_id" field was cleared in this mutation.
+func (m *ContractMutation) OriginContractIDCleared() bool {
+	_, ok := m.clearedFields[contract.FieldOriginContractID]
+	return ok
+}
+
+// ResetOriginContractID resets all changes to the "origin_contract_id" field.
+func (m *ContractMutation) ResetOriginContractID() {
+	m.origin_contract_id = nil
+	delete(m.clearedFields, contract.FieldOriginContractID)
+}
+
+// SetProjectID sets the "project_id" field.
+func (m *ContractMutation) SetProjectID(s string) {
+	m.project_id = &s
+}
+
+// ProjectID returns the value of the "project_id" field in the mutation.
+func (m *ContractMutation) ProjectID() (r string, exists bool) {
+	v := m.project_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProjectID returns the old "project_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldProjectID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProjectID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProjectID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProjectID: %w", err)
+	}
+	return oldValue.ProjectID, nil
+}
+
+// ClearProjectID clears the value of the "project_id" field.
+func (m *ContractMutation) ClearProjectID() {
+	m.project_id = nil
+	m.clearedFields[contract.FieldProjectID] = struct{}{}
+}
+
+// ProjectIDCleared returns if the "project_id" field was cleared in this mutation.
+func (m *ContractMutation) ProjectIDCleared() bool {
+	_, ok := m.clearedFields[contract.FieldProjectID]
+	return ok
+}
+
+// ResetProjectID resets all changes to the "project_id" field.
+func (m *ContractMutation) ResetProjectID() {
+	m.project_id = nil
+	delete(m.clearedFields, contract.FieldProjectID)
+}
+
+// SetTaskType sets the "task_type" field.
+func (m *ContractMutation) SetTaskType(s string) {
+	m.task_type = &s
+}
+
+// TaskType returns the value of the "task_type" field in the mutation.
+func (m *ContractMutation) TaskType() (r string, exists bool) {
+	v := m.task_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskType returns the old "task_type" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldTaskType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskType: %w", err)
+	}
+	return oldValue.TaskType, nil
+}
+
+// ResetTaskType resets all changes to the "task_type" field.
+func (m *ContractMutation) ResetTaskType() {
+	m.task_type = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *ContractMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *ContractMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldTitle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *ContractMutation) ResetTitle() {
+	m.title = nil
+}
+
+// SetScope sets the "scope" field.
+func (m *ContractMutation) SetScope(s []string) {
+	m.scope = &s
+	m.appendscope = nil
+}
+
+// Scope returns the value of the "scope" field in the mutation.
+func (m *ContractMutation) Scope() (r []string, exists bool) {
+	v := m.scope
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScope returns the old "scope" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldScope(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScope is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScope requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScope: %w", err)
+	}
+	return oldValue.Scope, nil
+}
+
+// AppendScope adds s to the "scope" field.
+func (m *ContractMutation) AppendScope(s []string) {
+	m.appendscope = append(m.appendscope, s...)
+}
+
+// AppendedScope returns the list of values that were appended to the "scope" field in this mutation.
+func (m *ContractMutation) AppendedScope() ([]string, bool) {
+	if len(m.appendscope) == 0 {
+		return nil, false
+	}
+	return m.appendscope, true
+}
+
+// ClearScope clears the value of the "scope" field.
+func (m *ContractMutation) ClearScope() {
+	m.scope = nil
+	m.appendscope = nil
+	m.clearedFields[contract.FieldScope] = struct{}{}
+}
+
+// ScopeCleared returns if the "scope" field was cleared in this mutation.
+func (m *ContractMutation) ScopeCleared() bool {
+	_, ok := m.clearedFields[contract.FieldScope]
+	return ok
+}
+
+// ResetScope resets all changes to the "scope" field.
+func (m *ContractMutation) ResetScope() {
+	m.scope = nil
+	m.appendscope = nil
+	delete(m.clearedFields, contract.FieldScope)
+}
+
+// SetPriceCents sets the "price_cents" field.
+func (m *ContractMutation) SetPriceCents(value money.Cents) {
+	m.price_cents = &value
+	m.addprice_cents = nil
+}
+
+// PriceCents returns the value of the "price_cents" field in the mutation.
+func (m *ContractMutation) PriceCents() (r money.Cents, exists bool) {
+	v := m.price_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPriceCents returns the old "price_cents" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldPriceCents(ctx context.Context) (v money.Cents, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPriceCents is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPriceCents requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPriceCents: %w", err)
+	}
+	return oldValue.PriceCents, nil
+}
+
+// AddPriceCents adds value to the "price_cents" field.
+func (m *ContractMutation) AddPriceCents(value money.Cents) {
+	if m.addprice_cents != nil {
+		*m.addprice_cents += value
+	} else {
+		m.addprice_cents = &value
+	}
+}
+
+// AddedPriceCents returns the value that was added to the "price_cents" field in this mutation.
+func (m *ContractMutation) AddedPriceCents() (r money.Cents, exists bool) {
+	v := m.addprice_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPriceCents resets all changes to the "price_cents" field.
+func (m *ContractMutation) ResetPriceCents() {
+	m.price_cents = nil
+	m.addprice_cents = nil
+}
+
+// SetFeeCents sets the "fee_cents" field.
+func (m *ContractMutation) SetFeeCents(value money.Cents) {
+	m.fee_cents = &value
+	m.addfee_cents = nil
+}
+
+// FeeCents returns the value of the "fee_cents" field in the mutation.
+func (m *ContractMutation) FeeCents() (r money.Cents, exists bool) {
+	v := m.fee_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFeeCents returns the old "fee_cents" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldFeeCents(ctx context.Context) (v money.Cents, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFeeCents is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFeeCents requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFeeCents: %w", err)
+	}
+	return oldValue.FeeCents, nil
+}
+
+// AddFeeCents adds value to the "fee_cents" field.
+func (m *ContractMutation) AddFeeCents(value money.Cents) {
+	if m.addfee_cents != nil {
+		*m.addfee_cents += value
+	} else {
+		m.addfee_cents = &value
+	}
+}
+
+// AddedFeeCents returns the value that was added to the "fee_cents" field in this mutation.
+func (m *ContractMutation) AddedFeeCents() (r money.Cents, exists bool) {
+	v := m.addfee_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFeeCents resets all changes to the "fee_cents" field.
+func (m *ContractMutation) ResetFeeCents() {
+	m.fee_cents = nil
+	m.addfee_cents = nil
+}
+
+// SetCurrency sets the "currency" field.
+func (m *ContractMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *ContractMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldCurrency(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *ContractMutation) ResetCurrency() {
+	m.currency = nil
+}
+
+// SetDueAt sets the "due_at" field.
+func (m *ContractMutation) SetDueAt(t time.Time) {
+	m.due_at = &t
+}
+
+// DueAt returns the value of the "due_at" field in the mutation.
+func (m *ContractMutation) DueAt() (r time.Time, exists bool) {
+	v := m.due_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDueAt returns the old "due_at" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldDueAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDueAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDueAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDueAt: %w", err)
+	}
+	return oldValue.DueAt, nil
+}
+
+// ClearDueAt clears the value of the "due_at" field.
+func (m *ContractMutation) ClearDueAt() {
+	m.due_at = nil
+	m.clearedFields[contract.FieldDueAt] = struct{}{}
+}
+
+// DueAtCleared returns if the "due_at" field was cleared in this mutation.
+func (m *ContractMutation) DueAtCleared() bool {
+	_, ok := m.clearedFields[contract.FieldDueAt]
+	return ok
+}
+
+// ResetDueAt resets all changes to the "due_at" field.
+func (m *ContractMutation) ResetDueAt() {
+	m.due_at = nil
+	delete(m.clearedFields, contract.FieldDueAt)
+}
+
+// SetStatus sets the "status" field.
+func (m *ContractMutation) SetStatus(c contract.Status) {
+	m.status = &c
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ContractMutation) Status() (r contract.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldStatus(ctx context.Context) (v contract.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ContractMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetHoldStatus sets the "hold_status" field.
+func (m *ContractMutation) SetHoldStatus(cs contract.HoldStatus) {
+	m.hold_status = &cs
+}
+
+// HoldStatus returns the value of the "hold_status" field in the mutation.
+func (m *ContractMutation) HoldStatus() (r contract.HoldStatus, exists bool) {
+	v := m.hold_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHoldStatus returns the old "hold_status" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldHoldStatus(ctx context.Context) (v contract.HoldStatus, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHoldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHoldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHoldStatus: %w", err)
+	}
+	return oldValue.HoldStatus, nil
+}
+
+// ResetHoldStatus resets all changes to the "hold_status" field.
+func (m *ContractMutation) ResetHoldStatus() {
+	m.hold_status = nil
+}
+
+// SetRefundedCents sets the "refunded_cents" field.
+func (m *ContractMutation) SetRefundedCents(value money.Cents) {
+	m.refunded_cents = &value
+	m.addrefunded_cents = nil
+}
+
+// RefundedCents returns the value of the "refunded_cents" field in the mutation.
+func (m *ContractMutation) RefundedCents() (r money.Cents, exists bool) {
+	v := m.refunded_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRefundedCents returns the old "refunded_cents" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldRefundedCents(ctx context.Context) (v money.Cents, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRefundedCents is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRefundedCents requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRefundedCents: %w", err)
+	}
+	return oldValue.RefundedCents, nil
+}
+
+// AddRefundedCents adds value to the "refunded_cents" field.
+func (m *ContractMutation) AddRefundedCents(value money.Cents) {
+	if m.addrefunded_cents != nil {
+		*m.addrefunded_cents += value
+	} else {
+		m.addrefunded_cents = &value
+	}
+}
+
+// AddedRefundedCents returns the value that was added to the "refunded_cents" field in this mutation.
+func (m *ContractMutation) AddedRefundedCents() (r money.Cents, exists bool) {
+	v := m.addrefunded_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRefundedCents resets all changes to the "refunded_cents" field.
+func (m *ContractMutation) ResetRefundedCents() {
+	m.refunded_cents = nil
+	m.addrefunded_cents = nil
+}
+
+// SetProviderEarnedCents sets the "provider_earned_cents" field.
+func (m *ContractMutation) SetProviderEarnedCents(value money.Cents) {
+	m.provider_earned_cents = &value
+	m.addprovider_earned_cents = nil
+}
+
+// ProviderEarnedCents returns the value of the "provider_earned_cents" field in the mutation.
+func (m *ContractMutation) ProviderEarnedCents() (r money.Cents, exists bool) {
+	v := m.provider_earned_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProviderEarnedCents returns the old "provider_earned_cents" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldProviderEarnedCents(ctx context.Context) (v money.Cents, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProviderEarnedCents is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProviderEarnedCents requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProviderEarnedCents: %w", err)
+	}
+	return oldValue.ProviderEarnedCents, nil
+}
+
+// AddProviderEarnedCents adds value to the "provider_earned_cents" field.
+func (m *ContractMutation) AddProviderEarnedCents(value money.Cents) {
+	if m.addprovider_earned_cents != nil {
+		*m.addprovider_earned_cents += value
+	} else {
+		m.addprovider_earned_cents = &value
+	}
+}
+
+// AddedProviderEarnedCents returns the value that was added to the "provider_earned_cents" field in this mutation.
+func (m *ContractMutation) AddedProviderEarnedCents() (r money.Cents, exists bool) {
+	v := m.addprovider_earned_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetProviderEarnedCents resets all changes to the "provider_earned_cents" field.
+func (m *ContractMutation) ResetProviderEarnedCents() {
+	m.provider_earned_cents = nil
+	m.addprovider_earned_cents = nil
+}
+
+// SetRelayID sets the "relay_id" field.
+func (m *ContractMutation) SetRelayID(s string) {
+	m.relay_id = &s
+}
+
+// RelayID returns the value of the "relay_id" field in the mutation.
+func (m *ContractMutation) RelayID() (r string, exists bool) {
+	v := m.relay_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRelayID returns the old "relay_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldRelayID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRelayID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRelayID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRelayID: %w", err)
+	}
+	return oldValue.RelayID, nil
+}
+
+// ClearRelayID clears the value of the "relay_id" field.
+func (m *ContractMutation) ClearRelayID() {
+	m.relay_id = nil
+	m.clearedFields[contract.FieldRelayID] = struct{}{}
+}
+
+// RelayIDCleared returns if the "relay_id" field was cleared in this mutation.
+func (m *ContractMutation) RelayIDCleared() bool {
+	_, ok := m.clearedFields[contract.FieldRelayID]
+	return ok
+}
+
+// ResetRelayID resets all changes to the "relay_id" field.
+func (m *ContractMutation) ResetRelayID() {
+	m.relay_id = nil
+	delete(m.clearedFields, contract.FieldRelayID)
+}
+
+// SetItemID sets the "item_id" field.
+func (m *ContractMutation) SetItemID(s string) {
+	m.item_id = &s
+}
+
+// ItemID returns the value of the "item_id" field in the mutation.
+func (m *ContractMutation) ItemID() (r string, exists bool) {
+	v := m.item_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldItemID returns the old "item_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldItemID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldItemID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldItemID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldItemID: %w", err)
+	}
+	return oldValue.ItemID, nil
+}
+
+// ClearItemID clears the value of the "item_id" field.
+func (m *ContractMutation) ClearItemID() {
+	m.item_id = nil
+	m.clearedFields[contract.FieldItemID] = struct{}{}
+}
+
+// ItemIDCleared returns if the "item_id" field was cleared in this mutation.
+func (m *ContractMutation) ItemIDCleared() bool {
+	_, ok := m.clearedFields[contract.FieldItemID]
+	return ok
+}
+
+// ResetItemID resets all changes to the "item_id" field.
+func (m *ContractMutation) ResetItemID() {
+	m.item_id = nil
+	delete(m.clearedFields, contract.FieldItemID)
+}
+
+// SetJobID sets the "job_id" field.
+func (m *ContractMutation) SetJobID(s string) {
+	m.job_id = &s
+}
+
+// JobID returns the value of the "job_id" field in the mutation.
+func (m *ContractMutation) JobID() (r string, exists bool) {
+	v := m.job_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldJobID returns the old "job_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldJobID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldJobID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldJobID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldJobID: %w", err)
+	}
+	return oldValue.JobID, nil
+}
+
+// ClearJobID clears the value of the "job_id" field.
+func (m *ContractMutation) ClearJobID() {
+	m.job_id = nil
+	m.clearedFields[contract.FieldJobID] = struct{}{}
+}
+
+// JobIDCleared returns if the "job_id" field was cleared in this mutation.
+func (m *ContractMutation) JobIDCleared() bool {
+	_, ok := m.clearedFields[contract.FieldJobID]
+	return ok
+}
+
+// ResetJobID resets all changes to the "job_id" field.
+func (m *ContractMutation) ResetJobID() {
+	m.job_id = nil
+	delete(m.clearedFields, contract.FieldJobID)
+}
+
+// SetDisputeReason sets the "dispute_reason" field.
+func (m *ContractMutation) SetDisputeReason(s string) {
+	m.dispute_reason = &s
+}
+
+// DisputeReason returns the value of the "dispute_reason" field in the mutation.
+func (m *ContractMutation) DisputeReason() (r string, exists bool) {
+	v := m.dispute_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDisputeReason returns the old "dispute_reason" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldDisputeReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDisputeReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDisputeReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDisputeReason: %w", err)
+	}
+	return oldValue.DisputeReason, nil
+}
+
+// ClearDisputeReason clears the value of the "dispute_reason" field.
+func (m *ContractMutation) ClearDisputeReason() {
+	m.dispute_reason = nil
+	m.clearedFields[contract.FieldDisputeReason] = struct{}{}
+}
+
+// DisputeReasonCleared returns if the "dispute_reason" field was cleared in this mutation.
+func (m *ContractMutation) DisputeReasonCleared() bool {
+	_, ok := m.clearedFields[contract.FieldDisputeReason]
+	return ok
+}
+
+// ResetDisputeReason resets all changes to the "dispute_reason" field.
+func (m *ContractMutation) ResetDisputeReason() {
+	m.dispute_reason = nil
+	delete(m.clearedFields, contract.FieldDisputeReason)
+}
+
+// SetDisputeOutcome sets the "dispute_outcome" field.
+func (m *ContractMutation) SetDisputeOutcome(co contract.DisputeOutcome) {
+	m.dispute_outcome = &co
+}
+
+// DisputeOutcome returns the value of the "dispute_outcome" field in the mutation.
+func (m *ContractMutation) DisputeOutcome() (r contract.DisputeOutcome, exists bool) {
+	v := m.dispute_outcome
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDisputeOutcome returns the old "dispute_outcome" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldDisputeOutcome(ctx context.Context) (v *contract.DisputeOutcome, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDisputeOutcome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDisputeOutcome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDisputeOutcome: %w", err)
+	}
+	return oldValue.DisputeOutcome, nil
+}
+
+// ClearDisputeOutcome clears the value of the "dispute_outcome" field.
+func (m *ContractMutation) ClearDisputeOutcome() {
+	m.dispute_outcome = nil
+	m.clearedFields[contract.FieldDisputeOutcome] = struct{}{}
+}
+
+// DisputeOutcomeCleared returns if the "dispute_outcome" field was cleared in this mutation.
+func (m *ContractMutation) DisputeOutcomeCleared() bool {
+	_, ok := m.clearedFields[contract.FieldDisputeOutcome]
+	return ok
+}
+
+// ResetDisputeOutcome resets all changes to the "dispute_outcome" field.
+func (m *ContractMutation) ResetDisputeOutcome() {
+	m.dispute_outcome = nil
+	delete(m.clearedFields, contract.FieldDisputeOutcome)
+}
+
+// SetProviderPercent sets the "provider_percent" field.
+func (m *ContractMutation) SetProviderPercent(i int) {
+	m.provider_percent = &i
+	m.addprovider_percent = nil
+}
+
+// ProviderPercent returns the value of the "provider_percent" field in the mutation.
+func (m *ContractMutation) ProviderPercent() (r int, exists bool) {
+	v := m.provider_percent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProviderPercent returns the old "provider_percent" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldProviderPercent(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProviderPercent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProviderPercent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProviderPercent: %w", err)
+	}
+	return oldValue.ProviderPercent, nil
+}
+
+// AddProviderPercent adds i to the "provider_percent" field.
+func (m *ContractMutation) AddProviderPercent(i int) {
+	if m.addprovider_percent != nil {
+		*m.addprovider_percent += i
+	} else {
+		m.addprovider_percent = &i
+	}
+}
+
+// AddedProviderPercent returns the value that was added to the "provider_percent" field in this mutation.
+func (m *ContractMutation) AddedProviderPercent() (r int, exists bool) {
+	v := m.addprovider_percent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearProviderPercent clears the value of the "provider_percent" field.
+func (m *ContractMutation) ClearProviderPercent() {
+	m.provider_percent = nil
+	m.addprovider_percent = nil
+	m.clearedFields[contract.FieldProviderPercent] = struct{}{}
+}
+
+// ProviderPercentCleared returns if the "provider_percent" field was cleared in this mutation.
+func (m *ContractMutation) ProviderPercentCleared() bool {
+	_, ok := m.clearedFields[contract.FieldProviderPercent]
+	return ok
+}
+
+// ResetProviderPercent resets all changes to the "provider_percent" field.
+func (m *ContractMutation) ResetProviderPercent() {
+	m.provider_percent = nil
+	m.addprovider_percent = nil
+	delete(m.clearedFields, contract.FieldProviderPercent)
+}
+
+// SetDeliveredAt sets the "delivered_at" field.
+func (m *ContractMutation) SetDeliveredAt(t time.Time) {
+	m.delivered_at = &t
+}
+
+// DeliveredAt returns the value of the "delivered_at" field in the mutation.
+func (m *ContractMutation) DeliveredAt() (r time.Time, exists bool) {
+	v := m.delivered_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeliveredAt returns the old "delivered_at" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldDeliveredAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeliveredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeliveredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeliveredAt: %w", err)
+	}
+	return oldValue.DeliveredAt, nil
+}
+
+// ClearDeliveredAt clears the value of the "delivered_at" field.
+func (m *ContractMutation) ClearDeliveredAt() {
+	m.delivered_at = nil
+	m.clearedFields[contract.FieldDeliveredAt] = struct{}{}
+}
+
+// DeliveredAtCleared returns if the "delivered_at" field was cleared in this mutation.
+func (m *ContractMutation) DeliveredAtCleared() bool {
+	_, ok := m.clearedFields[contract.FieldDeliveredAt]
+	return ok
+}
+
+// ResetDeliveredAt resets all changes to the "delivered_at" field.
+func (m *ContractMutation) ResetDeliveredAt() {
+	m.delivered_at = nil
+	delete(m.clearedFields, contract.FieldDeliveredAt)
+}
+
+// SetClosedAt sets the "closed_at" field.
+func (m *ContractMutation) SetClosedAt(t time.Time) {
+	m.closed_at = &t
+}
+
+// ClosedAt returns the value of the "closed_at" field in the mutation.
+func (m *ContractMutation) ClosedAt() (r time.Time, exists bool) {
+	v := m.closed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClosedAt returns the old "closed_at" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldClosedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClosedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClosedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClosedAt: %w", err)
+	}
+	return oldValue.ClosedAt, nil
+}
+
+// ClearClosedAt clears the value of the "closed_at" field.
+func (m *ContractMutation) ClearClosedAt() {
+	m.closed_at = nil
+	m.clearedFields[contract.FieldClosedAt] = struct{}{}
+}
+
+// ClosedAtCleared returns if the "closed_at" field was cleared in this mutation.
+func (m *ContractMutation) ClosedAtCleared() bool {
+	_, ok := m.clearedFields[contract.FieldClosedAt]
+	return ok
+}
+
+// ResetClosedAt resets all changes to the "closed_at" field.
+func (m *ContractMutation) ResetClosedAt() {
+	m.closed_at = nil
+	delete(m.clearedFields, contract.FieldClosedAt)
+}
+
+// SetReviewWindowEndsAt sets the "review_window_ends_at" field.
+func (m *ContractMutation) SetReviewWindowEndsAt(t time.Time) {
+	m.review_window_ends_at = &t
+}
+
+// ReviewWindowEndsAt returns the value of the "review_window_ends_at" field in the mutation.
+func (m *ContractMutation) ReviewWindowEndsAt() (r time.Time, exists bool) {
+	v := m.review_window_ends_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewWindowEndsAt returns the old "review_window_ends_at" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldReviewWindowEndsAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewWindowEndsAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewWindowEndsAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewWindowEndsAt: %w", err)
+	}
+	return oldValue.ReviewWindowEndsAt, nil
+}
+
+// ClearReviewWindowEndsAt clears the value of the "review_window_ends_at" field.
+func (m *ContractMutation) ClearReviewWindowEndsAt() {
+	m.review_window_ends_at = nil
+	m.clearedFields[contract.FieldReviewWindowEndsAt] = struct{}{}
+}
+
+// ReviewWindowEndsAtCleared returns if the "review_window_ends_at" field was cleared in this mutation.
+func (m *ContractMutation) ReviewWindowEndsAtCleared() bool {
+	_, ok := m.clearedFields[contract.FieldReviewWindowEndsAt]
+	return ok
+}
+
+// ResetReviewWindowEndsAt resets all changes to the "review_window_ends_at" field.
+func (m *ContractMutation) ResetReviewWindowEndsAt() {
+	m.review_window_ends_at = nil
+	delete(m.clearedFields, contract.FieldReviewWindowEndsAt)
+}
+
+// SetReviewSent sets the "review_sent" field.
+func (m *ContractMutation) SetReviewSent(b bool) {
+	m.review_sent = &b
+}
+
+// ReviewSent returns the value of the "review_sent" field in the mutation.
+func (m *ContractMutation) ReviewSent() (r bool, exists bool) {
+	v := m.review_sent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewSent returns the old "review_sent" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldReviewSent(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewSent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewSent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewSent: %w", err)
+	}
+	return oldValue.ReviewSent, nil
+}
+
+// ResetReviewSent resets all changes to the "review_sent" field.
+func (m *ContractMutation) ResetReviewSent() {
+	m.review_sent = nil
+}
+
+// SetCounterpartReviewed sets the "counterpart_reviewed" field.
+func (m *ContractMutation) SetCounterpartReviewed(b bool) {
+	m.counterpart_reviewed = &b
+}
+
+// CounterpartReviewed returns the value of the "counterpart_reviewed" field in the mutation.
+func (m *ContractMutation) CounterpartReviewed() (r bool, exists bool) {
+	v := m.counterpart_reviewed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCounterpartReviewed returns the old "counterpart_reviewed" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldCounterpartReviewed(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCounterpartReviewed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCounterpartReviewed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCounterpartReviewed: %w", err)
+	}
+	return oldValue.CounterpartReviewed, nil
+}
+
+// ResetCounterpartReviewed resets all changes to the "counterpart_reviewed" field.
+func (m *ContractMutation) ResetCounterpartReviewed() {
+	m.counterpart_reviewed = nil
+}
+
+// SetMovesSent sets the "moves_sent" field.
+func (m *ContractMutation) SetMovesSent(i int) {
+	m.moves_sent = &i
+	m.addmoves_sent = nil
+}
+
+// MovesSent returns the value of the "moves_sent" field in the mutation.
+func (m *ContractMutation) MovesSent() (r int, exists bool) {
+	v := m.moves_sent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMovesSent returns the old "moves_sent" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldMovesSent(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMovesSent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMovesSent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMovesSent: %w", err)
+	}
+	return oldValue.MovesSent, nil
+}
+
+// AddMovesSent adds i to the "moves_sent" field.
+func (m *ContractMutation) AddMovesSent(i int) {
+	if m.addmoves_sent != nil {
+		*m.addmoves_sent += i
+	} else {
+		m.addmoves_sent = &i
+	}
+}
+
+// AddedMovesSent returns the value that was added to the "moves_sent" field in this mutation.
+func (m *ContractMutation) AddedMovesSent() (r int, exists bool) {
+	v := m.addmoves_sent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMovesSent resets all changes to the "moves_sent" field.
+func (m *ContractMutation) ResetMovesSent() {
+	m.moves_sent = nil
+	m.addmoves_sent = nil
+}
+
+// AddEntryIDs adds the "entries" edge to the ContractEntry entity by ids.
+func (m *ContractMutation) AddEntryIDs(ids ...string) {
+	if m.entries == nil {
+		m.entries = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.entries[ids[i]] = struct{}{}
+	}
+}
+
+// ClearEntries clears the "entries" edge to the ContractEntry entity.
+func (m *ContractMutation) ClearEntries() {
+	m.clearedentries = true
+}
+
+// EntriesCleared reports if the "entries" edge to the ContractEntry entity was cleared.
+func (m *ContractMutation) EntriesCleared() bool {
+	return m.clearedentries
+}
+
+// RemoveEntryIDs removes the "entries" edge to the ContractEntry entity by IDs.
+func (m *ContractMutation) RemoveEntryIDs(ids ...string) {
+	if m.removedentries == nil {
+		m.removedentries = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.entries, ids[i])
+		m.removedentries[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedEntries returns the removed IDs of the "entries" edge to the ContractEntry entity.
+func (m *ContractMutation) RemovedEntriesIDs() (ids []string) {
+	for id := range m.removedentries {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// EntriesIDs returns the "entries" edge IDs in the mutation.
+func (m *ContractMutation) EntriesIDs() (ids []string) {
+	for id := range m.entries {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetEntries resets all changes to the "entries" edge.
+func (m *ContractMutation) ResetEntries() {
+	m.entries = nil
+	m.clearedentries = false
+	m.removedentries = nil
+}
+
+// AddAmendmentIDs adds the "amendments" edge to the ContractAmendment entity by ids.
+func (m *ContractMutation) AddAmendmentIDs(ids ...string) {
+	if m.amendments == nil {
+		m.amendments = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.amendments[ids[i]] = struct{}{}
+	}
+}
+
+// ClearAmendments clears the "amendments" edge to the ContractAmendment entity.
+func (m *ContractMutation) ClearAmendments() {
+	m.clearedamendments = true
+}
+
+// AmendmentsCleared reports if the "amendments" edge to the ContractAmendment entity was cleared.
+func (m *ContractMutation) AmendmentsCleared() bool {
+	return m.clearedamendments
+}
+
+// RemoveAmendmentIDs removes the "amendments" edge to the ContractAmendment entity by IDs.
+func (m *ContractMutation) RemoveAmendmentIDs(ids ...string) {
+	if m.removedamendments == nil {
+		m.removedamendments = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.amendments, ids[i])
+		m.removedamendments[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedAmendments returns the removed IDs of the "amendments" edge to the ContractAmendment entity.
+func (m *ContractMutation) RemovedAmendmentsIDs() (ids []string) {
+	for id := range m.removedamendments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// AmendmentsIDs returns the "amendments" edge IDs in the mutation.
+func (m *ContractMutation) AmendmentsIDs() (ids []string) {
+	for id := range m.amendments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetAmendments resets all changes to the "amendments" edge.
+func (m *ContractMutation) ResetAmendments() {
+	m.amendments = nil
+	m.clearedamendments = false
+	m.removedamendments = nil
+}
+
+// AddReviewIDs adds the "reviews" edge to the ContractReview entity by ids.
+func (m *ContractMutation) AddReviewIDs(ids ...string) {
+	if m.reviews == nil {
+		m.reviews = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.reviews[ids[i]] = struct{}{}
+	}
+}
+
+// ClearReviews clears the "reviews" edge to the ContractReview entity.
+func (m *ContractMutation) ClearReviews() {
+	m.clearedreviews = true
+}
+
+// ReviewsCleared reports if the "reviews" edge to the ContractReview entity was cleared.
+func (m *ContractMutation) ReviewsCleared() bool {
+	return m.clearedreviews
+}
+
+// RemoveReviewIDs removes the "reviews" edge to the ContractReview entity by IDs.
+func (m *ContractMutation) RemoveReviewIDs(ids ...string) {
+	if m.removedreviews == nil {
+		m.removedreviews = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.reviews, ids[i])
+		m.removedreviews[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedReviews returns the removed IDs of the "reviews" edge to the ContractReview entity.
+func (m *ContractMutation) RemovedReviewsIDs() (ids []string) {
+	for id := range m.removedreviews {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ReviewsIDs returns the "reviews" edge IDs in the mutation.
+func (m *ContractMutation) ReviewsIDs() (ids []string) {
+	for id := range m.reviews {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetReviews resets all changes to the "reviews" edge.
+func (m *ContractMutation) ResetReviews() {
+	m.reviews = nil
+	m.clearedreviews = false
+	m.removedreviews = nil
+}
+
+// Where appends a list predicates to the ContractMutation builder.
+func (m *ContractMutation) Where(ps ...predicate.Contract) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContractMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContractMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Contract, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContractMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContractMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Contract).
+func (m *ContractMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContractMutation) Fields() []string {
+	fields := make([]string, 0, 32)
+	if m.created_at != nil {
+		fields = append(fields, contract.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contract.FieldUpdatedAt)
+	}
+	if m.client_user_id != nil {
+		fields = append(fields, contract.FieldClientUserID)
+	}
+	if m.provider_user_id != nil {
+		fields = append(fields, contract.FieldProviderUserID)
+	}
+	if m.connection_id != nil {
+		fields = append(fields, contract.FieldConnectionID)
+	}
+	if m.party_name != nil {
+		fields = append(fields, contract.FieldPartyName)
+	}
+	if m.party_instance_url != nil {
+		fields = append(fields, contract.FieldPartyInstanceURL)
+	}
+	if m.origin_contract_id != nil {
+		fields = append(fields, contract.FieldOriginContractID)
+	}
+	if m.project_id != nil {
+		fields = append(fields, contract.FieldProjectID)
+	}
+	if m.task_type != nil {
+		fields = append(fields, contract.FieldTaskType)
+	}
+	if m.title != nil {
+		fields = append(fields, contract.FieldTitle)
+	}
+	if m.scope != nil {
+		fields = append(fields, contract.FieldScope)
+	}
+	if m.price_cents != nil {
+		fields = append(fields, contract.FieldPriceCents)
+	}
+	if m.fee_cents != nil {
+		fields = append(fields, contract.FieldFeeCents)
+	}
+	if m.currency != nil {
+		fields = append(fields, contract.FieldCurrency)
+	}
+	if m.due_at != nil {
+		fields = append(fields, contract.FieldDueAt)
+	}
+	if m.status != nil {
+		fields = append(fields, contract.FieldStatus)
+	}
+	if m.hold_status != nil {
+		fields = append(fields, contract.FieldHoldStatus)
+	}
+	if m.refunded_cents != nil {
+		fields = append(fields, contract.FieldRefundedCents)
+	}
+	if m.provider_earned_cents != nil {
+		fields = append(fields, contract.FieldProviderEarnedCents)
+	}
+	if m.relay_id != nil {
+		fields = append(fields, contract.FieldRelayID)
+	}
+	if m.item_id != nil {
+		fields = append(fields, contract.FieldItemID)
+	}
+	if m.job_id != nil {
+		fields = append(fields, contract.FieldJobID)
+	}
+	if m.dispute_reason != nil {
+		fields = append(fields, contract.FieldDisputeReason)
+	}
+	if m.dispute_outcome != nil {
+		fields = append(fields, contract.FieldDisputeOutcome)
+	}
+	if m.provider_percent != nil {
+		fields = append(fields, contract.FieldProviderPercent)
+	}
+	if m.delivered_at != nil {
+		fields = append(fields, contract.FieldDeliveredAt)
+	}
+	if m.closed_at != nil {
+		fields = append(fields, contract.FieldClosedAt)
+	}
+	if m.review_window_ends_at != nil {
+		fields = append(fields, contract.FieldReviewWindowEndsAt)
+	}
+	if m.review_sent != nil {
+		fields = append(fields, contract.FieldReviewSent)
+	}
+	if m.counterpart_reviewed != nil {
+		fields = append(fields, contract.FieldCounterpartReviewed)
+	}
+	if m.moves_sent != nil {
+		fields = append(fields, contract.FieldMovesSent)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContractMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contract.FieldCreatedAt:
+		return m.CreatedAt()
+	case contract.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contract.FieldClientUserID:
+		return m.ClientUserID()
+	case contract.FieldProviderUserID:
+		return m.ProviderUserID()
+	case contract.FieldConnectionID:
+		return m.ConnectionID()
+	case contract.FieldPartyName:
+		return m.PartyName()
+	case contract.FieldPartyInstanceURL:
+		return m.PartyInstanceURL()
+	case contract.FieldOriginContractID:
+		return m.OriginContractID()
+	case contract.FieldProjectID:
+		return m.ProjectID()
+	case contract.FieldTaskType:
+		return m.TaskType()
+	case contract.FieldTitle:
+		return m.Title()
+	case contract.FieldScope:
+		return m.Scope()
+	case contract.FieldPriceCents:
+		return m.PriceCents()
+	case contract.FieldFeeCents:
+		return m.FeeCents()
+	case contract.FieldCurrency:
+		return m.Currency()
+	case contract.FieldDueAt:
+		return m.DueAt()
+	case contract.FieldStatus:
+		return m.Status()
+	case contract.FieldHoldStatus:
+		return m.HoldStatus()
+	case contract.FieldRefundedCents:
+		return m.RefundedCents()
+	case contract.FieldProviderEarnedCents:
+		return m.ProviderEarnedCents()
+	case contract.FieldRelayID:
+		return m.RelayID()
+	case contract.FieldItemID:
+		return m.ItemID()
+	case contract.FieldJobID:
+		return m.JobID()
+	case contract.FieldDisputeReason:
+		return m.DisputeReason()
+	case contract.FieldDisputeOutcome:
+		return m.DisputeOutcome()
+	case contract.FieldProviderPercent:
+		return m.ProviderPercent()
+	case contract.FieldDeliveredAt:
+		return m.DeliveredAt()
+	case contract.FieldClosedAt:
+		return m.ClosedAt()
+	case contract.FieldReviewWindowEndsAt:
+		return m.ReviewWindowEndsAt()
+	case contract.FieldReviewSent:
+		return m.ReviewSent()
+	case contract.FieldCounterpartReviewed:
+		return m.CounterpartReviewed()
+	case contract.FieldMovesSent:
+		return m.MovesSent()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContractMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contract.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contract.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contract.FieldClientUserID:
+		return m.OldClientUserID(ctx)
+	case contract.FieldProviderUserID:
+		return m.OldProviderUserID(ctx)
+	case contract.FieldConnectionID:
+		return m.OldConnectionID(ctx)
+	case contract.FieldPartyName:
+		return m.OldPartyName(ctx)
+	case contract.FieldPartyInstanceURL:
+		return m.OldPartyInstanceURL(ctx)
+	case contract.FieldOriginContractID:
+		return m.OldOriginContractID(ctx)
+	case contract.FieldProjectID:
+		return m.OldProjectID(ctx)
+	case contract.FieldTaskType:
+		return m.OldTaskType(ctx)
+	case contract.FieldTitle:
+		return m.OldTitle(ctx)
+	case contract.FieldScope:
+		return m.OldScope(ctx)
+	case contract.FieldPriceCents:
+		return m.OldPriceCents(ctx)
+	case contract.FieldFeeCents:
+		return m.OldFeeCents(ctx)
+	case contract.FieldCurrency:
+		return m.OldCurrency(ctx)
+	case contract.FieldDueAt:
+		return m.OldDueAt(ctx)
+	case contract.FieldStatus:
+		return m.OldStatus(ctx)
+	case contract.FieldHoldStatus:
+		return m.OldHoldStatus(ctx)
+	case contract.FieldRefundedCents:
+		return m.OldRefundedCents(ctx)
+	case contract.FieldProviderEarnedCents:
+		return m.OldProviderEarnedCents(ctx)
+	case contract.FieldRelayID:
+		return m.OldRelayID(ctx)
+	case contract.FieldItemID:
+		return m.OldItemID(ctx)
+	case contract.FieldJobID:
+		return m.OldJobID(ctx)
+	case contract.FieldDisputeReason:
+		return m.OldDisputeReason(ctx)
+	case contract.FieldDisputeOutcome:
+		return m.OldDisputeOutcome(ctx)
+	case contract.FieldProviderPercent:
+		return m.OldProviderPercent(ctx)
+	case contract.FieldDeliveredAt:
+		return m.OldDeliveredAt(ctx)
+	case contract.FieldClosedAt:
+		return m.OldClosedAt(ctx)
+	case contract.FieldReviewWindowEndsAt:
+		return m.OldReviewWindowEndsAt(ctx)
+	case contract.FieldReviewSent:
+		return m.OldReviewSent(ctx)
+	case contract.FieldCounterpartReviewed:
+		return m.OldCounterpartReviewed(ctx)
+	case contract.FieldMovesSent:
+		return m.OldMovesSent(ctx)
+	}
+	return nil, fmt.Errorf("unknown Contract field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contract.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contract.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contract.FieldClientUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientUserID(v)
+		return nil
+	case contract.FieldProviderUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProviderUserID(v)
+		return nil
+	case contract.FieldConnectionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConnectionID(v)
+		return nil
+	case contract.FieldPartyName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPartyName(v)
+		return nil
+	case contract.FieldPartyInstanceURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPartyInstanceURL(v)
+		return nil
+	case contract.FieldOriginContractID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOriginContractID(v)
+		return nil
+	case contract.FieldProjectID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProjectID(v)
+		return nil
+	case contract.FieldTaskType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskType(v)
+		return nil
+	case contract.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case contract.FieldScope:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScope(v)
+		return nil
+	case contract.FieldPriceCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPriceCents(v)
+		return nil
+	case contract.FieldFeeCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFeeCents(v)
+		return nil
+	case contract.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
+		return nil
+	case contract.FieldDueAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDueAt(v)
+		return nil
+	case contract.FieldStatus:
+		v, ok := value.(contract.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case contract.FieldHoldStatus:
+		v, ok := value.(contract.HoldStatus)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHoldStatus(v)
+		return nil
+	case contract.FieldRefundedCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRefundedCents(v)
+		return nil
+	case contract.FieldProviderEarnedCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProviderEarnedCents(v)
+		return nil
+	case contract.FieldRelayID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRelayID(v)
+		return nil
+	case contract.FieldItemID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetItemID(v)
+		return nil
+	case contract.FieldJobID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetJobID(v)
+		return nil
+	case contract.FieldDisputeReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDisputeReason(v)
+		return nil
+	case contract.FieldDisputeOutcome:
+		v, ok := value.(contract.DisputeOutcome)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDisputeOutcome(v)
+		return nil
+	case contract.FieldProviderPercent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProviderPercent(v)
+		return nil
+	case contract.FieldDeliveredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeliveredAt(v)
+		return nil
+	case contract.FieldClosedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClosedAt(v)
+		return nil
+	case contract.FieldReviewWindowEndsAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewWindowEndsAt(v)
+		return nil
+	case contract.FieldReviewSent:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewSent(v)
+		return nil
+	case contract.FieldCounterpartReviewed:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCounterpartReviewed(v)
+		return nil
+	case contract.FieldMovesSent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMovesSent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Contract field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContractMutation) AddedFields() []string {
+	var fields []string
+	if m.addprice_cents != nil {
+		fields = append(fields, contract.FieldPriceCents)
+	}
+	if m.addfee_cents != nil {
+		fields = append(fields, contract.FieldFeeCents)
+	}
+	if m.addrefunded_cents != nil {
+		fields = append(fields, contract.FieldRefundedCents)
+	}
+	if m.addprovider_earned_cents != nil {
+		fields = append(fields, contract.FieldProviderEarnedCents)
+	}
+	if m.addprovider_percent != nil {
+		fields = append(fields, contract.FieldProviderPercent)
+	}
+	if m.addmoves_sent != nil {
+		fields = append(fields, contract.FieldMovesSent)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContractMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contract.FieldPriceCents:
+		return m.AddedPriceCents()
+	case contract.FieldFeeCents:
+		return m.AddedFeeCents()
+	case contract.FieldRefundedCents:
+		return m.AddedRefundedCents()
+	case contract.FieldProviderEarnedCents:
+		return m.AddedProviderEarnedCents()
+	case contract.FieldProviderPercent:
+		return m.AddedProviderPercent()
+	case contract.FieldMovesSent:
+		return m.AddedMovesSent()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contract.FieldPriceCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPriceCents(v)
+		return nil
+	case contract.FieldFeeCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFeeCents(v)
+		return nil
+	case contract.FieldRefundedCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRefundedCents(v)
+		return nil
+	case contract.FieldProviderEarnedCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProviderEarnedCents(v)
+		return nil
+	case contract.FieldProviderPercent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProviderPercent(v)
+		return nil
+	case contract.FieldMovesSent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMovesSent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Contract numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContractMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contract.FieldClientUserID) {
+		fields = append(fields, contract.FieldClientUserID)
+	}
+	if m.FieldCleared(contract.FieldProviderUserID) {
+		fields = append(fields, contract.FieldProviderUserID)
+	}
+	if m.FieldCleared(contract.FieldConnectionID) {
+		fields = append(fields, contract.FieldConnectionID)
+	}
+	if m.FieldCleared(contract.FieldPartyInstanceURL) {
+		fields = append(fields, contract.FieldPartyInstanceURL)
+	}
+	if m.FieldCleared(contract.FieldOriginContractID) {
+		fields = append(fields, contract.FieldOriginContractID)
+	}
+	if m.FieldCleared(contract.FieldProjectID) {
+		fields = append(fields, contract.FieldProjectID)
+	}
+	if m.FieldCleared(contract.FieldScope) {
+		fields = append(fields, contract.FieldScope)
+	}
+	if m.FieldCleared(contract.FieldDueAt) {
+		fields = append(fields, contract.FieldDueAt)
+	}
+	if m.FieldCleared(contract.FieldRelayID) {
+		fields = append(fields, contract.FieldRelayID)
+	}
+	if m.FieldCleared(contract.FieldItemID) {
+		fields = append(fields, contract.FieldItemID)
+	}
+	if m.FieldCleared(contract.FieldJobID) {
+		fields = append(fields, contract.FieldJobID)
+	}
+	if m.FieldCleared(contract.FieldDisputeReason) {
+		fields = append(fields, contract.FieldDisputeReason)
+	}
+	if m.FieldCleared(contract.FieldDisputeOutcome) {
+		fields = append(fields, contract.FieldDisputeOutcome)
+	}
+	if m.FieldCleared(contract.FieldProviderPercent) {
+		fields = append(fields, contract.FieldProviderPercent)
+	}
+	if m.FieldCleared(contract.FieldDeliveredAt) {
+		fields = append(fields, contract.FieldDeliveredAt)
+	}
+	if m.FieldCleared(contract.FieldClosedAt) {
+		fields = append(fields, contract.FieldClosedAt)
+	}
+	if m.FieldCleared(contract.FieldReviewWindowEndsAt) {
+		fields = append(fields, contract.FieldReviewWindowEndsAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContractMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContractMutation) ClearField(name string) error {
+	switch name {
+	case contract.FieldClientUserID:
+		m.ClearClientUserID()
+		return nil
+	case contract.FieldProviderUserID:
+		m.ClearProviderUserID()
+		return nil
+	case contract.FieldConnectionID:
+		m.ClearConnectionID()
+		return nil
+	case contract.FieldPartyInstanceURL:
+		m.ClearPartyInstanceURL()
+		return nil
+	case contract.FieldOriginContractID:
+		m.ClearOriginContractID()
+		return nil
+	case contract.FieldProjectID:
+		m.ClearProjectID()
+		return nil
+	case contract.FieldScope:
+		m.ClearScope()
+		return nil
+	case contract.FieldDueAt:
+		m.ClearDueAt()
+		return nil
+	case contract.FieldRelayID:
+		m.ClearRelayID()
+		return nil
+	case contract.FieldItemID:
+		m.ClearItemID()
+		return nil
+	case contract.FieldJobID:
+		m.ClearJobID()
+		return nil
+	case contract.FieldDisputeReason:
+		m.ClearDisputeReason()
+		return nil
+	case contract.FieldDisputeOutcome:
+		m.ClearDisputeOutcome()
+		return nil
+	case contract.FieldProviderPercent:
+		m.ClearProviderPercent()
+		return nil
+	case contract.FieldDeliveredAt:
+		m.ClearDeliveredAt()
+		return nil
+	case contract.FieldClosedAt:
+		m.ClearClosedAt()
+		return nil
+	case contract.FieldReviewWindowEndsAt:
+		m.ClearReviewWindowEndsAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Contract nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContractMutation) ResetField(name string) error {
+	switch name {
+	case contract.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contract.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contract.FieldClientUserID:
+		m.ResetClientUserID()
+		return nil
+	case contract.FieldProviderUserID:
+		m.ResetProviderUserID()
+		return nil
+	case contract.FieldConnectionID:
+		m.ResetConnectionID()
+		return nil
+	case contract.FieldPartyName:
+		m.ResetPartyName()
+		return nil
+	case contract.FieldPartyInstanceURL:
+		m.ResetPartyInstanceURL()
+		return nil
+	case contract.FieldOriginContractID:
+		m.ResetOriginContractID()
+		return nil
+	case contract.FieldProjectID:
+		m.ResetProjectID()
+		return nil
+	case contract.FieldTaskType:
+		m.ResetTaskType()
+		return nil
+	case contract.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case contract.FieldScope:
+		m.ResetScope()
+		return nil
+	case contract.FieldPriceCents:
+		m.ResetPriceCents()
+		return nil
+	case contract.FieldFeeCents:
+		m.ResetFeeCents()
+		return nil
+	case contract.FieldCurrency:
+		m.ResetCurrency()
+		return nil
+	case contract.FieldDueAt:
+		m.ResetDueAt()
+		return nil
+	case contract.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case contract.FieldHoldStatus:
+		m.ResetHoldStatus()
+		return nil
+	case contract.FieldRefundedCents:
+		m.ResetRefundedCents()
+		return nil
+	case contract.FieldProviderEarnedCents:
+		m.ResetProviderEarnedCents()
+		return nil
+	case contract.FieldRelayID:
+		m.ResetRelayID()
+		return nil
+	case contract.FieldItemID:
+		m.ResetItemID()
+		return nil
+	case contract.FieldJobID:
+		m.ResetJobID()
+		return nil
+	case contract.FieldDisputeReason:
+		m.ResetDisputeReason()
+		return nil
+	case contract.FieldDisputeOutcome:
+		m.ResetDisputeOutcome()
+		return nil
+	case contract.FieldProviderPercent:
+		m.ResetProviderPercent()
+		return nil
+	case contract.FieldDeliveredAt:
+		m.ResetDeliveredAt()
+		return nil
+	case contract.FieldClosedAt:
+		m.ResetClosedAt()
+		return nil
+	case contract.FieldReviewWindowEndsAt:
+		m.ResetReviewWindowEndsAt()
+		return nil
+	case contract.FieldReviewSent:
+		m.ResetReviewSent()
+		return nil
+	case contract.FieldCounterpartReviewed:
+		m.ResetCounterpartReviewed()
+		return nil
+	case contract.FieldMovesSent:
+		m.ResetMovesSent()
+		return nil
+	}
+	return fmt.Errorf("unknown Contract field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContractMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.entries != nil {
+		edges = append(edges, contract.EdgeEntries)
+	}
+	if m.amendments != nil {
+		edges = append(edges, contract.EdgeAmendments)
+	}
+	if m.reviews != nil {
+		edges = append(edges, contract.EdgeReviews)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContractMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contract.EdgeEntries:
+		ids := make([]ent.Value, 0, len(m.entries))
+		for id := range m.entries {
+			ids = append(ids, id)
+		}
+		return ids
+	case contract.EdgeAmendments:
+		ids := make([]ent.Value, 0, len(m.amendments))
+		for id := range m.amendments {
+			ids = append(ids, id)
+		}
+		return ids
+	case contract.EdgeReviews:
+		ids := make([]ent.Value, 0, len(m.reviews))
+		for id := range m.reviews {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContractMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.removedentries != nil {
+		edges = append(edges, contract.EdgeEntries)
+	}
+	if m.removedamendments != nil {
+		edges = append(edges, contract.EdgeAmendments)
+	}
+	if m.removedreviews != nil {
+		edges = append(edges, contract.EdgeReviews)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContractMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case contract.EdgeEntries:
+		ids := make([]ent.Value, 0, len(m.removedentries))
+		for id := range m.removedentries {
+			ids = append(ids, id)
+		}
+		return ids
+	case contract.EdgeAmendments:
+		ids := make([]ent.Value, 0, len(m.removedamendments))
+		for id := range m.removedamendments {
+			ids = append(ids, id)
+		}
+		return ids
+	case contract.EdgeReviews:
+		ids := make([]ent.Value, 0, len(m.removedreviews))
+		for id := range m.removedreviews {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContractMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedentries {
+		edges = append(edges, contract.EdgeEntries)
+	}
+	if m.clearedamendments {
+		edges = append(edges, contract.EdgeAmendments)
+	}
+	if m.clearedreviews {
+		edges = append(edges, contract.EdgeReviews)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContractMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contract.EdgeEntries:
+		return m.clearedentries
+	case contract.EdgeAmendments:
+		return m.clearedamendments
+	case contract.EdgeReviews:
+		return m.clearedreviews
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContractMutation) ClearEdge(name string) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Contract unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContractMutation) ResetEdge(name string) error {
+	switch name {
+	case contract.EdgeEntries:
+		m.ResetEntries()
+		return nil
+	case contract.EdgeAmendments:
+		m.ResetAmendments()
+		return nil
+	case contract.EdgeReviews:
+		m.ResetReviews()
+		return nil
+	}
+	return fmt.Errorf("unknown Contract edge %s", name)
+}
+
+// ContractAmendmentMutation represents an operation that mutates the ContractAmendment nodes in the graph.
+type ContractAmendmentMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	n               *int
+	addn            *int
+	item            *string
+	price_cents     *money.Cents
+	addprice_cents  *money.Cents
+	status          *contractamendment.Status
+	clearedFields   map[string]struct{}
+	contract        *string
+	clearedcontract bool
+	done            bool
+	oldValue        func(context.Context) (*ContractAmendment, error)
+	predicates      []predicate.ContractAmendment
+}
+
+var _ ent.Mutation = (*ContractAmendmentMutation)(nil)
+
+// contractamendmentOption allows management of the mutation configuration using functional options.
+type contractamendmentOption func(*ContractAmendmentMutation)
+
+// newContractAmendmentMutation creates new mutation for the ContractAmendment entity.
+func newContractAmendmentMutation(c config, op Op, opts ...contractamendmentOption) *ContractAmendmentMutation {
+	m := &ContractAmendmentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContractAmendment,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContractAmendmentID sets the ID field of the mutation.
+func withContractAmendmentID(id string) contractamendmentOption {
+	return func(m *ContractAmendmentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContractAmendment
+		)
+		m.oldValue = func(ctx context.Context) (*ContractAmendment, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContractAmendment.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContractAmendment sets the old ContractAmendment of the mutation.
+func withContractAmendment(node *ContractAmendment) contractamendmentOption {
+	return func(m *ContractAmendmentMutation) {
+		m.oldValue = func(context.Context) (*ContractAmendment, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContractAmendmentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContractAmendmentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContractAmendment entities.
+func (m *ContractAmendmentMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContractAmendmentMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContractAmendmentMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContractAmendment.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContractAmendmentMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContractAmendmentMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContractAmendment entity.
+// If the ContractAmendment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractAmendmentMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContractAmendmentMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContractAmendmentMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContractAmendmentMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContractAmendment entity.
+// If the ContractAmendment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractAmendmentMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContractAmendmentMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetContractID sets the "contract_id" field.
+func (m *ContractAmendmentMutation) SetContractID(s string) {
+	m.contract = &s
+}
+
+// ContractID returns the value of the "contract_id" field in the mutation.
+func (m *ContractAmendmentMutation) ContractID() (r string, exists bool) {
+	v := m.contract
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractID returns the old "contract_id" field's value of the ContractAmendment entity.
+// If the ContractAmendment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractAmendmentMutation) OldContractID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractID: %w", err)
+	}
+	return oldValue.ContractID, nil
+}
+
+// ResetContractID resets all changes to the "contract_id" field.
+func (m *ContractAmendmentMutation) ResetContractID() {
+	m.contract = nil
+}
+
+// SetN sets the "n" field.
+func (m *ContractAmendmentMutation) SetN(i int) {
+	m.n = &i
+	m.addn = nil
+}
+
+// N returns the value of the "n" field in the mutation.
+func (m *ContractAmendmentMutation) N() (r int, exists bool) {
+	v := m.n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldN returns the old "n" field's value of the ContractAmendment entity.
+// If the ContractAmendment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractAmendmentMutation) OldN(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldN is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldN requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldN: %w", err)
+	}
+	return oldValue.N, nil
+}
+
+// AddN adds i to the "n" field.
+func (m *ContractAmendmentMutation) AddN(i int) {
+	if m.addn != nil {
+		*m.addn += i
+	} else {
+		m.addn = &i
+	}
+}
+
+// AddedN returns the value that was added to the "n" field in this mutation.
+func (m *ContractAmendmentMutation) AddedN() (r int, exists bool) {
+	v := m.addn
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetN resets all changes to the "n" field.
+func (m *ContractAmendmentMutation) ResetN() {
+	m.n = nil
+	m.addn = nil
+}
+
+// SetItem sets the "item" field.
+func (m *ContractAmendmentMutation) SetItem(s string) {
+	m.item = &s
+}
+
+// Item returns the value of the "item" field in the mutation.
+func (m *ContractAmendmentMutation) Item() (r string, exists bool) {
+	v := m.item
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldItem returns the old "item" field's value of the ContractAmendment entity.
+// If the ContractAmendment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractAmendmentMutation) OldItem(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldItem is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldItem requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldItem: %w", err)
+	}
+	return oldValue.Item, nil
+}
+
+// ResetItem resets all changes to the "item" field.
+func (m *ContractAmendmentMutation) ResetItem() {
+	m.item = nil
+}
+
+// SetPriceCents sets the "price_cents" field.
+func (m *ContractAmendmentMutation) SetPriceCents(value money.Cents) {
+	m.price_cents = &value
+	m.addprice_cents = nil
+}
+
+// PriceCents returns the value of the "price_cents" field in the mutation.
+func (m *ContractAmendmentMutation) PriceCents() (r money.Cents, exists bool) {
+	v := m.price_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPriceCents returns the old "price_cents" field's value of the ContractAmendment entity.
+// If the ContractAmendment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractAmendmentMutation) OldPriceCents(ctx context.Context) (v money.Cents, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPriceCents is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPriceCents requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPriceCents: %w", err)
+	}
+	return oldValue.PriceCents, nil
+}
+
+// AddPriceCents adds value to the "price_cents" field.
+func (m *ContractAmendmentMutation) AddPriceCents(value money.Cents) {
+	if m.addprice_cents != nil {
+		*m.addprice_cents += value
+	} else {
+		m.addprice_cents = &value
+	}
+}
+
+// AddedPriceCents returns the value that was added to the "price_cents" field in this mutation.
+func (m *ContractAmendmentMutation) AddedPriceCents() (r money.Cents, exists bool) {
+	v := m.addprice_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPriceCents resets all changes to the "price_cents" field.
+func (m *ContractAmendmentMutation) ResetPriceCents() {
+	m.price_cents = nil
+	m.addprice_cents = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *ContractAmendmentMutation) SetStatus(c contractamendment.Status) {
+	m.status = &c
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ContractAmendmentMutation) Status() (r contractamendment.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the ContractAmendment entity.
+// If the ContractAmendment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractAmendmentMutation) OldStatus(ctx context.Context) (v contractamendment.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ContractAmendmentMutation) ResetStatus() {
+	m.status = nil
+}
+
+// ClearContract clears the "contract" edge to the Contract entity.
+func (m *ContractAmendmentMutation) ClearContract() {
+	m.clearedcontract = true
+	m.clearedFields[contractamendment.FieldContractID] = struct{}{}
+}
+
+// ContractCleared reports if the "contract" edge to the Contract entity was cleared.
+func (m *ContractAmendmentMutation) ContractCleared() bool {
+	return m.clearedcontract
+}
+
+// ContractIDs returns the "contract" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContractID instead. It exists only for internal usage by the builders.
+func (m *ContractAmendmentMutation) ContractIDs() (ids []string) {
+	if id := m.contract; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContract resets all changes to the "contract" edge.
+func (m *ContractAmendmentMutation) ResetContract() {
+	m.contract = nil
+	m.clearedcontract = false
+}
+
+// Where appends a list predicates to the ContractAmendmentMutation builder.
+func (m *ContractAmendmentMutation) Where(ps ...predicate.ContractAmendment) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContractAmendmentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContractAmendmentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContractAmendment, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContractAmendmentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContractAmendmentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContractAmendment).
+func (m *ContractAmendmentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContractAmendmentMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, contractamendment.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contractamendment.FieldUpdatedAt)
+	}
+	if m.contract != nil {
+		fields = append(fields, contractamendment.FieldContractID)
+	}
+	if m.n != nil {
+		fields = append(fields, contractamendment.FieldN)
+	}
+	if m.item != nil {
+		fields = append(fields, contractamendment.FieldItem)
+	}
+	if m.price_cents != nil {
+		fields = append(fields, contractamendment.FieldPriceCents)
+	}
+	if m.status != nil {
+		fields = append(fields, contractamendment.FieldStatus)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContractAmendmentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contractamendment.FieldCreatedAt:
+		return m.CreatedAt()
+	case contractamendment.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contractamendment.FieldContractID:
+		return m.ContractID()
+	case contractamendment.FieldN:
+		return m.N()
+	case contractamendment.FieldItem:
+		return m.Item()
+	case contractamendment.FieldPriceCents:
+		return m.PriceCents()
+	case contractamendment.FieldStatus:
+		return m.Status()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContractAmendmentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contractamendment.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contractamendment.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contractamendment.FieldContractID:
+		return m.OldContractID(ctx)
+	case contractamendment.FieldN:
+		return m.OldN(ctx)
+	case contractamendment.FieldItem:
+		return m.OldItem(ctx)
+	case contractamendment.FieldPriceCents:
+		return m.OldPriceCents(ctx)
+	case contractamendment.FieldStatus:
+		return m.OldStatus(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContractAmendment field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractAmendmentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contractamendment.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contractamendment.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contractamendment.FieldContractID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractID(v)
+		return nil
+	case contractamendment.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetN(v)
+		return nil
+	case contractamendment.FieldItem:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetItem(v)
+		return nil
+	case contractamendment.FieldPriceCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPriceCents(v)
+		return nil
+	case contractamendment.FieldStatus:
+		v, ok := value.(contractamendment.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContractAmendment field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContractAmendmentMutation) AddedFields() []string {
+	var fields []string
+	if m.addn != nil {
+		fields = append(fields, contractamendment.FieldN)
+	}
+	if m.addprice_cents != nil {
+		fields = append(fields, contractamendment.FieldPriceCents)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContractAmendmentMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contractamendment.FieldN:
+		return m.AddedN()
+	case contractamendment.FieldPriceCents:
+		return m.AddedPriceCents()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractAmendmentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contractamendment.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddN(v)
+		return nil
+	case contractamendment.FieldPriceCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPriceCents(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContractAmendment numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContractAmendmentMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContractAmendmentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContractAmendmentMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ContractAmendment nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContractAmendmentMutation) ResetField(name string) error {
+	switch name {
+	case contractamendment.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contractamendment.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contractamendment.FieldContractID:
+		m.ResetContractID()
+		return nil
+	case contractamendment.FieldN:
+		m.ResetN()
+		return nil
+	case contractamendment.FieldItem:
+		m.ResetItem()
+		return nil
+	case contractamendment.FieldPriceCents:
+		m.ResetPriceCents()
+		return nil
+	case contractamendment.FieldStatus:
+		m.ResetStatus()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractAmendment field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContractAmendmentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.contract != nil {
+		edges = append(edges, contractamendment.EdgeContract)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContractAmendmentMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contractamendment.EdgeContract:
+		if id := m.contract; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContractAmendmentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContractAmendmentMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContractAmendmentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcontract {
+		edges = append(edges, contractamendment.EdgeContract)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContractAmendmentMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contractamendment.EdgeContract:
+		return m.clearedcontract
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContractAmendmentMutation) ClearEdge(name string) error {
+	switch name {
+	case contractamendment.EdgeContract:
+		m.ClearContract()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractAmendment unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContractAmendmentMutation) ResetEdge(name string) error {
+	switch name {
+	case contractamendment.EdgeContract:
+		m.ResetContract()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractAmendment edge %s", name)
+}
+
+// ContractEntryMutation represents an operation that mutates the ContractEntry nodes in the graph.
+type ContractEntryMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	kind            *contractentry.Kind
+	by              *contractentry.By
+	text            *string
+	url             *string
+	document_id     *string
+	ref             *string
+	item_id         *string
+	peer_move_id    *string
+	clearedFields   map[string]struct{}
+	contract        *string
+	clearedcontract bool
+	done            bool
+	oldValue        func(context.Context) (*ContractEntry, error)
+	predicates      []predicate.ContractEntry
+}
+
+var _ ent.Mutation = (*ContractEntryMutation)(nil)
+
+// contractentryOption allows management of the mutation configuration using functional options.
+type contractentryOption func(*ContractEntryMutation)
+
+// newContractEntryMutation creates new mutation for the ContractEntry entity.
+func newContractEntryMutation(c config, op Op, opts ...contractentryOption) *ContractEntryMutation {
+	m := &ContractEntryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContractEntry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContractEntryID sets the ID field of the mutation.
+func withContractEntryID(id string) contractentryOption {
+	return func(m *ContractEntryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContractEntry
+		)
+		m.oldValue = func(ctx context.Context) (*ContractEntry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContractEntry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContractEntry sets the old ContractEntry of the mutation.
+func withContractEntry(node *ContractEntry) contractentryOption {
+	return func(m *ContractEntryMutation) {
+		m.oldValue = func(context.Context) (*ContractEntry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContractEntryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContractEntryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContractEntry entities.
+func (m *ContractEntryMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContractEntryMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContractEntryMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContractEntry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContractEntryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContractEntryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContractEntryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContractEntryMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContractEntryMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContractEntryMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetContractID sets the "contract_id" field.
+func (m *ContractEntryMutation) SetContractID(s string) {
+	m.contract = &s
+}
+
+// ContractID returns the value of the "contract_id" field in the mutation.
+func (m *ContractEntryMutation) ContractID() (r string, exists bool) {
+	v := m.contract
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractID returns the old "contract_id" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldContractID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractID: %w", err)
+	}
+	return oldValue.ContractID, nil
+}
+
+// ResetContractID resets all changes to the "contract_id" field.
+func (m *ContractEntryMutation) ResetContractID() {
+	m.contract = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *ContractEntryMutation) SetKind(c contractentry.Kind) {
+	m.kind = &c
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *ContractEntryMutation) Kind() (r contractentry.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldKind(ctx context.Context) (v contractentry.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *ContractEntryMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetBy sets the "by" field.
+func (m *ContractEntryMutation) SetBy(c contractentry.By) {
+	m.by = &c
+}
+
+// By returns the value of the "by" field in the mutation.
+func (m *ContractEntryMutation) By() (r contractentry.By, exists bool) {
+	v := m.by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBy returns the old "by" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldBy(ctx context.Context) (v *contractentry.By, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBy: %w", err)
+	}
+	return oldValue.By, nil
+}
+
+// ClearBy clears the value of the "by" field.
+func (m *ContractEntryMutation) ClearBy() {
+	m.by = nil
+	m.clearedFields[contractentry.FieldBy] = struct{}{}
+}
+
+// ByCleared returns if the "by" field was cleared in this mutation.
+func (m *ContractEntryMutation) ByCleared() bool {
+	_, ok := m.clearedFields[contractentry.FieldBy]
+	return ok
+}
+
+// ResetBy resets all changes to the "by" field.
+func (m *ContractEntryMutation) ResetBy() {
+	m.by = nil
+	delete(m.clearedFields, contractentry.FieldBy)
+}
+
+// SetText sets the "text" field.
+func (m *ContractEntryMutation) SetText(s string) {
+	m.text = &s
+}
+
+// Text returns the value of the "text" field in the mutation.
+func (m *ContractEntryMutation) Text() (r string, exists bool) {
+	v := m.text
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldText returns the old "text" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldText(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldText is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldText requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldText: %w", err)
+	}
+	return oldValue.Text, nil
+}
+
+// ClearText clears the value of the "text" field.
+func (m *ContractEntryMutation) ClearText() {
+	m.text = nil
+	m.clearedFields[contractentry.FieldText] = struct{}{}
+}
+
+// TextCleared returns if the "text" field was cleared in this mutation.
+func (m *ContractEntryMutation) TextCleared() bool {
+	_, ok := m.clearedFields[contractentry.FieldText]
+	return ok
+}
+
+// ResetText resets all changes to the "text" field.
+func (m *ContractEntryMutation) ResetText() {
+	m.text = nil
+	delete(m.clearedFields, contractentry.FieldText)
+}
+
+// SetURL sets the "url" field.
+func (m *ContractEntryMutation) SetURL(s string) {
+	m.url = &s
+}
+
+// URL returns the value of the "url" field in the mutation.
+func (m *ContractEntryMutation) URL() (r string, exists bool) {
+	v := m.url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldURL returns the old "url" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldURL: %w", err)
+	}
+	return oldValue.URL, nil
+}
+
+// ClearURL clears the value of the "url" field.
+func (m *ContractEntryMutation) ClearURL() {
+	m.url = nil
+	m.clearedFields[contractentry.FieldURL] = struct{}{}
+}
+
+// URLCleared returns if the "url" field was cleared in this mutation.
+func (m *ContractEntryMutation) URLCleared() bool {
+	_, ok := m.clearedFields[contractentry.FieldURL]
+	return ok
+}
+
+// ResetURL resets all changes to the "url" field.
+func (m *ContractEntryMutation) ResetURL() {
+	m.url = nil
+	delete(m.clearedFields, contractentry.FieldURL)
+}
+
+// SetDocumentID sets the "document_id" field.
+func (m *ContractEntryMutation) SetDocumentID(s string) {
+	m.document_id = &s
+}
+
+// DocumentID returns the value of the "document_id" field in the mutation.
+func (m *ContractEntryMutation) DocumentID() (r string, exists bool) {
+	v := m.document_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDocumentID returns the old "document_id" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldDocumentID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDocumentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDocumentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDocumentID: %w", err)
+	}
+	return oldValue.DocumentID, nil
+}
+
+// ClearDocumentID clears the value of the "document_id" field.
+func (m *ContractEntryMutation) ClearDocumentID() {
+	m.document_id = nil
+	m.clearedFields[contractentry.FieldDocumentID] = struct{}{}
+}
+
+// DocumentIDCleared returns if the "document_id" field was cleared in this mutation.
+func (m *ContractEntryMutation) DocumentIDCleared() bool {
+	_, ok := m.clearedFields[contractentry.FieldDocumentID]
+	return ok
+}
+
+// ResetDocumentID resets all changes to the "document_id" field.
+func (m *ContractEntryMutation) ResetDocumentID() {
+	m.document_id = nil
+	delete(m.clearedFields, contractentry.FieldDocumentID)
+}
+
+// SetRef sets the "ref" field.
+func (m *ContractEntryMutation) SetRef(s string) {
+	m.ref = &s
+}
+
+// Ref returns the value of the "ref" field in the mutation.
+func (m *ContractEntryMutation) Ref() (r string, exists bool) {
+	v := m.ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRef returns the old "ref" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRef: %w", err)
+	}
+	return oldValue.Ref, nil
+}
+
+// ClearRef clears the value of the "ref" field.
+func (m *ContractEntryMutation) ClearRef() {
+	m.ref = nil
+	m.clearedFields[contractentry.FieldRef] = struct{}{}
+}
+
+// RefCleared returns if the "ref" field was cleared in this mutation.
+func (m *ContractEntryMutation) RefCleared() bool {
+	_, ok := m.clearedFields[contractentry.FieldRef]
+	return ok
+}
+
+// ResetRef resets all changes to the "ref" field.
+func (m *ContractEntryMutation) ResetRef() {
+	m.ref = nil
+	delete(m.clearedFields, contractentry.FieldRef)
+}
+
+// SetItemID sets the "item_id" field.
+func (m *ContractEntryMutation) SetItemID(s string) {
+	m.item_id = &s
+}
+
+// ItemID returns the value of the "item_id" field in the mutation.
+func (m *ContractEntryMutation) ItemID() (r string, exists bool) {
+	v := m.item_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldItemID returns the old "item_id" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldItemID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldItemID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldItemID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldItemID: %w", err)
+	}
+	return oldValue.ItemID, nil
+}
+
+// ClearItemID clears the value of the "item_id" field.
+func (m *ContractEntryMutation) ClearItemID() {
+	m.item_id = nil
+	m.clearedFields[contractentry.FieldItemID] = struct{}{}
+}
+
+// ItemIDCleared returns if the "item_id" field was cleared in this mutation.
+func (m *ContractEntryMutation) ItemIDCleared() bool {
+	_, ok := m.clearedFields[contractentry.FieldItemID]
+	return ok
+}
+
+// ResetItemID resets all changes to the "item_id" field.
+func (m *ContractEntryMutation) ResetItemID() {
+	m.item_id = nil
+	delete(m.clearedFields, contractentry.FieldItemID)
+}
+
+// SetPeerMoveID sets the "peer_move_id" field.
+func (m *ContractEntryMutation) SetPeerMoveID(s string) {
+	m.peer_move_id = &s
+}
+
+// PeerMoveID returns the value of the "peer_move_id" field in the mutation.
+func (m *ContractEntryMutation) PeerMoveID() (r string, exists bool) {
+	v := m.peer_move_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeerMoveID returns the old "peer_move_id" field's value of the ContractEntry entity.
+// If the ContractEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractEntryMutation) OldPeerMoveID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeerMoveID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeerMoveID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeerMoveID: %w", err)
+	}
+	return oldValue.PeerMoveID, nil
+}
+
+// ClearPeerMoveID clears the value of the "peer_move_id" field.
+func (m *ContractEntryMutation) ClearPeerMoveID() {
+	m.peer_move_id = nil
+	m.clearedFields[contractentry.FieldPeerMoveID] = struct{}{}
+}
+
+// PeerMoveIDCleared returns if the "peer_move_id" field was cleared in this mutation.
+func (m *ContractEntryMutation) PeerMoveIDCleared() bool {
+	_, ok := m.clearedFields[contractentry.FieldPeerMoveID]
+	return ok
+}
+
+// ResetPeerMoveID resets all changes to the "peer_move_id" field.
+func (m *ContractEntryMutation) ResetPeerMoveID() {
+	m.peer_move_id = nil
+	delete(m.clearedFields, contractentry.FieldPeerMoveID)
+}
+
+// ClearContract clears the "contract" edge to the Contract entity.
+func (m *ContractEntryMutation) ClearContract() {
+	m.clearedcontract = true
+	m.clearedFields[contractentry.FieldContractID] = struct{}{}
+}
+
+// ContractCleared reports if the "contract" edge to the Contract entity was cleared.
+func (m *ContractEntryMutation) ContractCleared() bool {
+	return m.clearedcontract
+}
+
+// ContractIDs returns the "contract" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContractID instead. It exists only for internal usage by the builders.
+func (m *ContractEntryMutation) ContractIDs() (ids []string) {
+	if id := m.contract; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContract resets all changes to the "contract" edge.
+func (m *ContractEntryMutation) ResetContract() {
+	m.contract = nil
+	m.clearedcontract = false
+}
+
+// Where appends a list predicates to the ContractEntryMutation builder.
+func (m *ContractEntryMutation) Where(ps ...predicate.ContractEntry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContractEntryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContractEntryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContractEntry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContractEntryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContractEntryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContractEntry).
+func (m *ContractEntryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContractEntryMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, contractentry.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contractentry.FieldUpdatedAt)
+	}
+	if m.contract != nil {
+		fields = append(fields, contractentry.FieldContractID)
+	}
+	if m.kind != nil {
+		fields = append(fields, contractentry.FieldKind)
+	}
+	if m.by != nil {
+		fields = append(fields, contractentry.FieldBy)
+	}
+	if m.text != nil {
+		fields = append(fields, contractentry.FieldText)
+	}
+	if m.url != nil {
+		fields = append(fields, contractentry.FieldURL)
+	}
+	if m.document_id != nil {
+		fields = append(fields, contractentry.FieldDocumentID)
+	}
+	if m.ref != nil {
+		fields = append(fields, contractentry.FieldRef)
+	}
+	if m.item_id != nil {
+		fields = append(fields, contractentry.FieldItemID)
+	}
+	if m.peer_move_id != nil {
+		fields = append(fields, contractentry.FieldPeerMoveID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContractEntryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contractentry.FieldCreatedAt:
+		return m.CreatedAt()
+	case contractentry.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contractentry.FieldContractID:
+		return m.ContractID()
+	case contractentry.FieldKind:
+		return m.Kind()
+	case contractentry.FieldBy:
+		return m.By()
+	case contractentry.FieldText:
+		return m.Text()
+	case contractentry.FieldURL:
+		return m.URL()
+	case contractentry.FieldDocumentID:
+		return m.DocumentID()
+	case contractentry.FieldRef:
+		return m.Ref()
+	case contractentry.FieldItemID:
+		return m.ItemID()
+	case contractentry.FieldPeerMoveID:
+		return m.PeerMoveID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContractEntryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contractentry.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contractentry.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contractentry.FieldContractID:
+		return m.OldContractID(ctx)
+	case contractentry.FieldKind:
+		return m.OldKind(ctx)
+	case contractentry.FieldBy:
+		return m.OldBy(ctx)
+	case contractentry.FieldText:
+		return m.OldText(ctx)
+	case contractentry.FieldURL:
+		return m.OldURL(ctx)
+	case contractentry.FieldDocumentID:
+		return m.OldDocumentID(ctx)
+	case contractentry.FieldRef:
+		return m.OldRef(ctx)
+	case contractentry.FieldItemID:
+		return m.OldItemID(ctx)
+	case contractentry.FieldPeerMoveID:
+		return m.OldPeerMoveID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContractEntry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractEntryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contractentry.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contractentry.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contractentry.FieldContractID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractID(v)
+		return nil
+	case contractentry.FieldKind:
+		v, ok := value.(contractentry.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case contractentry.FieldBy:
+		v, ok := value.(contractentry.By)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBy(v)
+		return nil
+	case contractentry.FieldText:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetText(v)
+		return nil
+	case contractentry.FieldURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetURL(v)
+		return nil
+	case contractentry.FieldDocumentID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDocumentID(v)
+		return nil
+	case contractentry.FieldRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRef(v)
+		return nil
+	case contractentry.FieldItemID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetItemID(v)
+		return nil
+	case contractentry.FieldPeerMoveID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeerMoveID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContractEntry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContractEntryMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContractEntryMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractEntryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ContractEntry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContractEntryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contractentry.FieldBy) {
+		fields = append(fields, contractentry.FieldBy)
+	}
+	if m.FieldCleared(contractentry.FieldText) {
+		fields = append(fields, contractentry.FieldText)
+	}
+	if m.FieldCleared(contractentry.FieldURL) {
+		fields = append(fields, contractentry.FieldURL)
+	}
+	if m.FieldCleared(contractentry.FieldDocumentID) {
+		fields = append(fields, contractentry.FieldDocumentID)
+	}
+	if m.FieldCleared(contractentry.FieldRef) {
+		fields = append(fields, contractentry.FieldRef)
+	}
+	if m.FieldCleared(contractentry.FieldItemID) {
+		fields = append(fields, contractentry.FieldItemID)
+	}
+	if m.FieldCleared(contractentry.FieldPeerMoveID) {
+		fields = append(fields, contractentry.FieldPeerMoveID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContractEntryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContractEntryMutation) ClearField(name string) error {
+	switch name {
+	case contractentry.FieldBy:
+		m.ClearBy()
+		return nil
+	case contractentry.FieldText:
+		m.ClearText()
+		return nil
+	case contractentry.FieldURL:
+		m.ClearURL()
+		return nil
+	case contractentry.FieldDocumentID:
+		m.ClearDocumentID()
+		return nil
+	case contractentry.FieldRef:
+		m.ClearRef()
+		return nil
+	case contractentry.FieldItemID:
+		m.ClearItemID()
+		return nil
+	case contractentry.FieldPeerMoveID:
+		m.ClearPeerMoveID()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractEntry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContractEntryMutation) ResetField(name string) error {
+	switch name {
+	case contractentry.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contractentry.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contractentry.FieldContractID:
+		m.ResetContractID()
+		return nil
+	case contractentry.FieldKind:
+		m.ResetKind()
+		return nil
+	case contractentry.FieldBy:
+		m.ResetBy()
+		return nil
+	case contractentry.FieldText:
+		m.ResetText()
+		return nil
+	case contractentry.FieldURL:
+		m.ResetURL()
+		return nil
+	case contractentry.FieldDocumentID:
+		m.ResetDocumentID()
+		return nil
+	case contractentry.FieldRef:
+		m.ResetRef()
+		return nil
+	case contractentry.FieldItemID:
+		m.ResetItemID()
+		return nil
+	case contractentry.FieldPeerMoveID:
+		m.ResetPeerMoveID()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractEntry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContractEntryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.contract != nil {
+		edges = append(edges, contractentry.EdgeContract)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContractEntryMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contractentry.EdgeContract:
+		if id := m.contract; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContractEntryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContractEntryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContractEntryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcontract {
+		edges = append(edges, contractentry.EdgeContract)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContractEntryMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contractentry.EdgeContract:
+		return m.clearedcontract
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContractEntryMutation) ClearEdge(name string) error {
+	switch name {
+	case contractentry.EdgeContract:
+		m.ClearContract()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractEntry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContractEntryMutation) ResetEdge(name string) error {
+	switch name {
+	case contractentry.EdgeContract:
+		m.ResetContract()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractEntry edge %s", name)
+}
+
+// ContractReviewMutation represents an operation that mutates the ContractReview nodes in the graph.
+type ContractReviewMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *string
+	created_at       *time.Time
+	updated_at       *time.Time
+	by               *contractreview.By
+	reviewer_user_id *string
+	reviewee_user_id *string
+	overall          *int
+	addoverall       *int
+	communication    *int
+	addcommunication *int
+	quality          *int
+	addquality       *int
+	timeliness       *int
+	addtimeliness    *int
+	text             *string
+	visibility       *contractreview.Visibility
+	clearedFields    map[string]struct{}
+	contract         *string
+	clearedcontract  bool
+	done             bool
+	oldValue         func(context.Context) (*ContractReview, error)
+	predicates       []predicate.ContractReview
+}
+
+var _ ent.Mutation = (*ContractReviewMutation)(nil)
+
+// contractreviewOption allows management of the mutation configuration using functional options.
+type contractreviewOption func(*ContractReviewMutation)
+
+// newContractReviewMutation creates new mutation for the ContractReview entity.
+func newContractReviewMutation(c config, op Op, opts ...contractreviewOption) *ContractReviewMutation {
+	m := &ContractReviewMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContractReview,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContractReviewID sets the ID field of the mutation.
+func withContractReviewID(id string) contractreviewOption {
+	return func(m *ContractReviewMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContractReview
+		)
+		m.oldValue = func(ctx context.Context) (*ContractReview, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContractReview.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContractReview sets the old ContractReview of the mutation.
+func withContractReview(node *ContractReview) contractreviewOption {
+	return func(m *ContractReviewMutation) {
+		m.oldValue = func(context.Context) (*ContractReview, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContractReviewMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContractReviewMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContractReview entities.
+func (m *ContractReviewMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContractReviewMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContractReviewMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContractReview.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContractReviewMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContractReviewMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContractReviewMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContractReviewMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContractReviewMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContractReviewMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetContractID sets the "contract_id" field.
+func (m *ContractReviewMutation) SetContractID(s string) {
+	m.contract = &s
+}
+
+// ContractID returns the value of the "contract_id" field in the mutation.
+func (m *ContractReviewMutation) ContractID() (r string, exists bool) {
+	v := m.contract
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractID returns the old "contract_id" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldContractID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractID: %w", err)
+	}
+	return oldValue.ContractID, nil
+}
+
+// ResetContractID resets all changes to the "contract_id" field.
+func (m *ContractReviewMutation) ResetContractID() {
+	m.contract = nil
+}
+
+// SetBy sets the "by" field.
+func (m *ContractReviewMutation) SetBy(c contractreview.By) {
+	m.by = &c
+}
+
+// By returns the value of the "by" field in the mutation.
+func (m *ContractReviewMutation) By() (r contractreview.By, exists bool) {
+	v := m.by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBy returns the old "by" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldBy(ctx context.Context) (v contractreview.By, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBy: %w", err)
+	}
+	return oldValue.By, nil
+}
+
+// ResetBy resets all changes to the "by" field.
+func (m *ContractReviewMutation) ResetBy() {
+	m.by = nil
+}
+
+// SetReviewerUserID sets the "reviewer_user_id" field.
+func (m *ContractReviewMutation) SetReviewerUserID(s string) {
+	m.reviewer_user_id = &s
+}
+
+// ReviewerUserID returns the value of the "reviewer_user_id" field in the mutation.
+func (m *ContractReviewMutation) ReviewerUserID() (r string, exists bool) {
+	v := m.reviewer_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewerUserID returns the old "reviewer_user_id" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldReviewerUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewerUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewerUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewerUserID: %w", err)
+	}
+	return oldValue.ReviewerUserID, nil
+}
+
+// ClearReviewerUserID clears the value of the "reviewer_user_id" field.
+func (m *ContractReviewMutation) ClearReviewerUserID() {
+	m.reviewer_user_id = nil
+	m.clearedFields[contractreview.FieldReviewerUserID] = struct{}{}
+}
+
+// ReviewerUserIDCleared returns if the "reviewer_user_id" field was cleared in this mutation.
+func (m *ContractReviewMutation) ReviewerUserIDCleared() bool {
+	_, ok := m.clearedFields[contractreview.FieldReviewerUserID]
+	return ok
+}
+
+// ResetReviewerUserID resets all changes to the "reviewer_user_id" field.
+func (m *ContractReviewMutation) ResetReviewerUserID() {
+	m.reviewer_user_id = nil
+	delete(m.clearedFields, contractreview.FieldReviewerUserID)
+}
+
+// SetRevieweeUserID sets the "reviewee_user_id" field.
+func (m *ContractReviewMutation) SetRevieweeUserID(s string) {
+	m.reviewee_user_id = &s
+}
+
+// RevieweeUserID returns the value of the "reviewee_user_id" field in the mutation.
+func (m *ContractReviewMutation) RevieweeUserID() (r string, exists bool) {
+	v := m.reviewee_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevieweeUserID returns the old "reviewee_user_id" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldRevieweeUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevieweeUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevieweeUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevieweeUserID: %w", err)
+	}
+	return oldValue.RevieweeUserID, nil
+}
+
+// ClearRevieweeUserID clears the value of the "reviewee_user_id" field.
+func (m *ContractReviewMutation) ClearRevieweeUserID() {
+	m.reviewee_user_id = nil
+	m.clearedFields[contractreview.FieldRevieweeUserID] = struct{}{}
+}
+
+// RevieweeUserIDCleared returns if the "reviewee_user_id" field was cleared in this mutation.
+func (m *ContractReviewMutation) RevieweeUserIDCleared() bool {
+	_, ok := m.clearedFields[contractreview.FieldRevieweeUserID]
+	return ok
+}
+
+// ResetRevieweeUserID resets all changes to the "reviewee_user_id" field.
+func (m *ContractReviewMutation) ResetRevieweeUserID() {
+	m.reviewee_user_id = nil
+	delete(m.clearedFields, contractreview.FieldRevieweeUserID)
+}
+
+// SetOverall sets the "overall" field.
+func (m *ContractReviewMutation) SetOverall(i int) {
+	m.overall = &i
+	m.addoverall = nil
+}
+
+// Overall returns the value of the "overall" field in the mutation.
+func (m *ContractReviewMutation) Overall() (r int, exists bool) {
+	v := m.overall
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOverall returns the old "overall" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldOverall(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOverall is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOverall requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOverall: %w", err)
+	}
+	return oldValue.Overall, nil
+}
+
+// AddOverall adds i to the "overall" field.
+func (m *ContractReviewMutation) AddOverall(i int) {
+	if m.addoverall != nil {
+		*m.addoverall += i
+	} else {
+		m.addoverall = &i
+	}
+}
+
+// AddedOverall returns the value that was added to the "overall" field in this mutation.
+func (m *ContractReviewMutation) AddedOverall() (r int, exists bool) {
+	v := m.addoverall
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOverall resets all changes to the "overall" field.
+func (m *ContractReviewMutation) ResetOverall() {
+	m.overall = nil
+	m.addoverall = nil
+}
+
+// SetCommunication sets the "communication" field.
+func (m *ContractReviewMutation) SetCommunication(i int) {
+	m.communication = &i
+	m.addcommunication = nil
+}
+
+// Communication returns the value of the "communication" field in the mutation.
+func (m *ContractReviewMutation) Communication() (r int, exists bool) {
+	v := m.communication
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommunication returns the old "communication" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldCommunication(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommunication is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommunication requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommunication: %w", err)
+	}
+	return oldValue.Communication, nil
+}
+
+// AddCommunication adds i to the "communication" field.
+func (m *ContractReviewMutation) AddCommunication(i int) {
+	if m.addcommunication != nil {
+		*m.addcommunication += i
+	} else {
+		m.addcommunication = &i
+	}
+}
+
+// AddedCommunication returns the value that was added to the "communication" field in this mutation.
+func (m *ContractReviewMutation) AddedCommunication() (r int, exists bool) {
+	v := m.addcommunication
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCommunication resets all changes to the "communication" field.
+func (m *ContractReviewMutation) ResetCommunication() {
+	m.communication = nil
+	m.addcommunication = nil
+}
+
+// SetQuality sets the "quality" field.
+func (m *ContractReviewMutation) SetQuality(i int) {
+	m.quality = &i
+	m.addquality = nil
+}
+
+// Quality returns the value of the "quality" field in the mutation.
+func (m *ContractReviewMutation) Quality() (r int, exists bool) {
+	v := m.quality
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuality returns the old "quality" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldQuality(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuality is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuality requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuality: %w", err)
+	}
+	return oldValue.Quality, nil
+}
+
+// AddQuality adds i to the "quality" field.
+func (m *ContractReviewMutation) AddQuality(i int) {
+	if m.addquality != nil {
+		*m.addquality += i
+	} else {
+		m.addquality = &i
+	}
+}
+
+// AddedQuality returns the value that was added to the "quality" field in this mutation.
+func (m *ContractReviewMutation) AddedQuality() (r int, exists bool) {
+	v := m.addquality
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetQuality resets all changes to the "quality" field.
+func (m *ContractReviewMutation) ResetQuality() {
+	m.quality = nil
+	m.addquality = nil
+}
+
+// SetTimeliness sets the "timeliness" field.
+func (m *ContractReviewMutation) SetTimeliness(i int) {
+	m.timeliness = &i
+	m.addtimeliness = nil
+}
+
+// Timeliness returns the value of the "timeliness" field in the mutation.
+func (m *ContractReviewMutation) Timeliness() (r int, exists bool) {
+	v := m.timeliness
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTimeliness returns the old "timeliness" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldTimeliness(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTimeliness is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTimeliness requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTimeliness: %w", err)
+	}
+	return oldValue.Timeliness, nil
+}
+
+// AddTimeliness adds i to the "timeliness" field.
+func (m *ContractReviewMutation) AddTimeliness(i int) {
+	if m.addtimeliness != nil {
+		*m.addtimeliness += i
+	} else {
+		m.addtimeliness = &i
+	}
+}
+
+// AddedTimeliness returns the value that was added to the "timeliness" field in this mutation.
+func (m *ContractReviewMutation) AddedTimeliness() (r int, exists bool) {
+	v := m.addtimeliness
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTimeliness resets all changes to the "timeliness" field.
+func (m *ContractReviewMutation) ResetTimeliness() {
+	m.timeliness = nil
+	m.addtimeliness = nil
+}
+
+// SetText sets the "text" field.
+func (m *ContractReviewMutation) SetText(s string) {
+	m.text = &s
+}
+
+// Text returns the value of the "text" field in the mutation.
+func (m *ContractReviewMutation) Text() (r string, exists bool) {
+	v := m.text
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldText returns the old "text" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldText(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldText is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldText requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldText: %w", err)
+	}
+	return oldValue.Text, nil
+}
+
+// ClearText clears the value of the "text" field.
+func (m *ContractReviewMutation) ClearText() {
+	m.text = nil
+	m.clearedFields[contractreview.FieldText] = struct{}{}
+}
+
+// TextCleared returns if the "text" field was cleared in this mutation.
+func (m *ContractReviewMutation) TextCleared() bool {
+	_, ok := m.clearedFields[contractreview.FieldText]
+	return ok
+}
+
+// ResetText resets all changes to the "text" field.
+func (m *ContractReviewMutation) ResetText() {
+	m.text = nil
+	delete(m.clearedFields, contractreview.FieldText)
+}
+
+// SetVisibility sets the "visibility" field.
+func (m *ContractReviewMutation) SetVisibility(c contractreview.Visibility) {
+	m.visibility = &c
+}
+
+// Visibility returns the value of the "visibility" field in the mutation.
+func (m *ContractReviewMutation) Visibility() (r contractreview.Visibility, exists bool) {
+	v := m.visibility
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVisibility returns the old "visibility" field's value of the ContractReview entity.
+// If the ContractReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractReviewMutation) OldVisibility(ctx context.Context) (v contractreview.Visibility, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVisibility is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVisibility requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVisibility: %w", err)
+	}
+	return oldValue.Visibility, nil
+}
+
+// ResetVisibility resets all changes to the "visibility" field.
+func (m *ContractReviewMutation) ResetVisibility() {
+	m.visibility = nil
+}
+
+// ClearContract clears the "contract" edge to the Contract entity.
+func (m *ContractReviewMutation) ClearContract() {
+	m.clearedcontract = true
+	m.clearedFields[contractreview.FieldContractID] = struct{}{}
+}
+
+// ContractCleared reports if the "contract" edge to the Contract entity was cleared.
+func (m *ContractReviewMutation) ContractCleared() bool {
+	return m.clearedcontract
+}
+
+// ContractIDs returns the "contract" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContractID instead. It exists only for internal usage by the builders.
+func (m *ContractReviewMutation) ContractIDs() (ids []string) {
+	if id := m.contract; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContract resets all changes to the "contract" edge.
+func (m *ContractReviewMutation) ResetContract() {
+	m.contract = nil
+	m.clearedcontract = false
+}
+
+// Where appends a list predicates to the ContractReviewMutation builder.
+func (m *ContractReviewMutation) Where(ps ...predicate.ContractReview) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContractReviewMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContractReviewMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContractReview, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContractReviewMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContractReviewMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContractReview).
+func (m *ContractReviewMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContractReviewMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.created_at != nil {
+		fields = append(fields, contractreview.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contractreview.FieldUpdatedAt)
+	}
+	if m.contract != nil {
+		fields = append(fields, contractreview.FieldContractID)
+	}
+	if m.by != nil {
+		fields = append(fields, contractreview.FieldBy)
+	}
+	if m.reviewer_user_id != nil {
+		fields = append(fields, contractreview.FieldReviewerUserID)
+	}
+	if m.reviewee_user_id != nil {
+		fields = append(fields, contractreview.FieldRevieweeUserID)
+	}
+	if m.overall != nil {
+		fields = append(fields, contractreview.FieldOverall)
+	}
+	if m.communication != nil {
+		fields = append(fields, contractreview.FieldCommunication)
+	}
+	if m.quality != nil {
+		fields = append(fields, contractreview.FieldQuality)
+	}
+	if m.timeliness != nil {
+		fields = append(fields, contractreview.FieldTimeliness)
+	}
+	if m.text != nil {
+		fields = append(fields, contractreview.FieldText)
+	}
+	if m.visibility != nil {
+		fields = append(fields, contractreview.FieldVisibility)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContractReviewMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contractreview.FieldCreatedAt:
+		return m.CreatedAt()
+	case contractreview.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contractreview.FieldContractID:
+		return m.ContractID()
+	case contractreview.FieldBy:
+		return m.By()
+	case contractreview.FieldReviewerUserID:
+		return m.ReviewerUserID()
+	case contractreview.FieldRevieweeUserID:
+		return m.RevieweeUserID()
+	case contractreview.FieldOverall:
+		return m.Overall()
+	case contractreview.FieldCommunication:
+		return m.Communication()
+	case contractreview.FieldQuality:
+		return m.Quality()
+	case contractreview.FieldTimeliness:
+		return m.Timeliness()
+	case contractreview.FieldText:
+		return m.Text()
+	case contractreview.FieldVisibility:
+		return m.Visibility()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContractReviewMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contractreview.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contractreview.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contractreview.FieldContractID:
+		return m.OldContractID(ctx)
+	case contractreview.FieldBy:
+		return m.OldBy(ctx)
+	case contractreview.FieldReviewerUserID:
+		return m.OldReviewerUserID(ctx)
+	case contractreview.FieldRevieweeUserID:
+		return m.OldRevieweeUserID(ctx)
+	case contractreview.FieldOverall:
+		return m.OldOverall(ctx)
+	case contractreview.FieldCommunication:
+		return m.OldCommunication(ctx)
+	case contractreview.FieldQuality:
+		return m.OldQuality(ctx)
+	case contractreview.FieldTimeliness:
+		return m.OldTimeliness(ctx)
+	case contractreview.FieldText:
+		return m.OldText(ctx)
+	case contractreview.FieldVisibility:
+		return m.OldVisibility(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContractReview field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractReviewMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contractreview.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contractreview.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contractreview.FieldContractID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractID(v)
+		return nil
+	case contractreview.FieldBy:
+		v, ok := value.(contractreview.By)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBy(v)
+		return nil
+	case contractreview.FieldReviewerUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewerUserID(v)
+		return nil
+	case contractreview.FieldRevieweeUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevieweeUserID(v)
+		return nil
+	case contractreview.FieldOverall:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOverall(v)
+		return nil
+	case contractreview.FieldCommunication:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommunication(v)
+		return nil
+	case contractreview.FieldQuality:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuality(v)
+		return nil
+	case contractreview.FieldTimeliness:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTimeliness(v)
+		return nil
+	case contractreview.FieldText:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetText(v)
+		return nil
+	case contractreview.FieldVisibility:
+		v, ok := value.(contractreview.Visibility)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVisibility(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContractReview field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContractReviewMutation) AddedFields() []string {
+	var fields []string
+	if m.addoverall != nil {
+		fields = append(fields, contractreview.FieldOverall)
+	}
+	if m.addcommunication != nil {
+		fields = append(fields, contractreview.FieldCommunication)
+	}
+	if m.addquality != nil {
+		fields = append(fields, contractreview.FieldQuality)
+	}
+	if m.addtimeliness != nil {
+		fields = append(fields, contractreview.FieldTimeliness)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContractReviewMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contractreview.FieldOverall:
+		return m.AddedOverall()
+	case contractreview.FieldCommunication:
+		return m.AddedCommunication()
+	case contractreview.FieldQuality:
+		return m.AddedQuality()
+	case contractreview.FieldTimeliness:
+		return m.AddedTimeliness()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractReviewMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contractreview.FieldOverall:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOverall(v)
+		return nil
+	case contractreview.FieldCommunication:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCommunication(v)
+		return nil
+	case contractreview.FieldQuality:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddQuality(v)
+		return nil
+	case contractreview.FieldTimeliness:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTimeliness(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContractReview numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContractReviewMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contractreview.FieldReviewerUserID) {
+		fields = append(fields, contractreview.FieldReviewerUserID)
+	}
+	if m.FieldCleared(contractreview.FieldRevieweeUserID) {
+		fields = append(fields, contractreview.FieldRevieweeUserID)
+	}
+	if m.FieldCleared(contractreview.FieldText) {
+		fields = append(fields, contractreview.FieldText)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContractReviewMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContractReviewMutation) ClearField(name string) error {
+	switch name {
+	case contractreview.FieldReviewerUserID:
+		m.ClearReviewerUserID()
+		return nil
+	case contractreview.FieldRevieweeUserID:
+		m.ClearRevieweeUserID()
+		return nil
+	case contractreview.FieldText:
+		m.ClearText()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractReview nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContractReviewMutation) ResetField(name string) error {
+	switch name {
+	case contractreview.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contractreview.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contractreview.FieldContractID:
+		m.ResetContractID()
+		return nil
+	case contractreview.FieldBy:
+		m.ResetBy()
+		return nil
+	case contractreview.FieldReviewerUserID:
+		m.ResetReviewerUserID()
+		return nil
+	case contractreview.FieldRevieweeUserID:
+		m.ResetRevieweeUserID()
+		return nil
+	case contractreview.FieldOverall:
+		m.ResetOverall()
+		return nil
+	case contractreview.FieldCommunication:
+		m.ResetCommunication()
+		return nil
+	case contractreview.FieldQuality:
+		m.ResetQuality()
+		return nil
+	case contractreview.FieldTimeliness:
+		m.ResetTimeliness()
+		return nil
+	case contractreview.FieldText:
+		m.ResetText()
+		return nil
+	case contractreview.FieldVisibility:
+		m.ResetVisibility()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractReview field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContractReviewMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.contract != nil {
+		edges = append(edges, contractreview.EdgeContract)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContractReviewMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contractreview.EdgeContract:
+		if id := m.contract; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContractReviewMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContractReviewMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContractReviewMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcontract {
+		edges = append(edges, contractreview.EdgeContract)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContractReviewMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contractreview.EdgeContract:
+		return m.clearedcontract
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContractReviewMutation) ClearEdge(name string) error {
+	switch name {
+	case contractreview.EdgeContract:
+		m.ClearContract()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractReview unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContractReviewMutation) ResetEdge(name string) error {
+	switch name {
+	case contractreview.EdgeContract:
+		m.ResetContract()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractReview edge %s", name)
 }
 
 // DeveloperKeyMutation represents an operation that mutates the DeveloperKey nodes in the graph.

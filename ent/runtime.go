@@ -17,6 +17,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/contract"
+	"github.com/switchboard-hq/switchboard/ent/contractamendment"
+	"github.com/switchboard-hq/switchboard/ent/contractentry"
+	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
@@ -548,6 +552,130 @@ func init() {
 	// contact.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	contact.IDValidator = func() func(string) error {
 		validators := contactDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	contractMixin := schema.Contract{}.Mixin()
+	contractMixinFields0 := contractMixin[0].Fields()
+	_ = contractMixinFields0
+	contractFields := schema.Contract{}.Fields()
+	_ = contractFields
+	// contractDescPartyName is the schema descriptor for party_name field.
+	contractDescPartyName := contractFields[3].Descriptor()
+	// contract.DefaultPartyName holds the default value on creation for the party_name field.
+	contract.DefaultPartyName = contractDescPartyName.Default.(string)
+	// contractDescRefundedCents is the schema descriptor for refunded_cents field.
+	contractDescRefundedCents := contractFields[16].Descriptor()
+	// contract.DefaultRefundedCents holds the default value on creation for the refunded_cents field.
+	contract.DefaultRefundedCents = money.Cents(contractDescRefundedCents.Default.(int64))
+	// contractDescProviderEarnedCents is the schema descriptor for provider_earned_cents field.
+	contractDescProviderEarnedCents := contractFields[17].Descriptor()
+	// contract.DefaultProviderEarnedCents holds the default value on creation for the provider_earned_cents field.
+	contract.DefaultProviderEarnedCents = money.Cents(contractDescProviderEarnedCents.Default.(int64))
+	// contractDescReviewSent is the schema descriptor for review_sent field.
+	contractDescReviewSent := contractFields[27].Descriptor()
+	// contract.DefaultReviewSent holds the default value on creation for the review_sent field.
+	contract.DefaultReviewSent = contractDescReviewSent.Default.(bool)
+	// contractDescCounterpartReviewed is the schema descriptor for counterpart_reviewed field.
+	contractDescCounterpartReviewed := contractFields[28].Descriptor()
+	// contract.DefaultCounterpartReviewed holds the default value on creation for the counterpart_reviewed field.
+	contract.DefaultCounterpartReviewed = contractDescCounterpartReviewed.Default.(bool)
+	// contractDescMovesSent is the schema descriptor for moves_sent field.
+	contractDescMovesSent := contractFields[29].Descriptor()
+	// contract.DefaultMovesSent holds the default value on creation for the moves_sent field.
+	contract.DefaultMovesSent = contractDescMovesSent.Default.(int)
+	// contractDescID is the schema descriptor for id field.
+	contractDescID := contractMixinFields0[0].Descriptor()
+	// contract.DefaultID holds the default value on creation for the id field.
+	contract.DefaultID = contractDescID.Default.(func() string)
+	// contract.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	contract.IDValidator = func() func(string) error {
+		validators := contractDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	contractamendmentMixin := schema.ContractAmendment{}.Mixin()
+	contractamendmentMixinFields0 := contractamendmentMixin[0].Fields()
+	_ = contractamendmentMixinFields0
+	contractamendmentFields := schema.ContractAmendment{}.Fields()
+	_ = contractamendmentFields
+	// contractamendmentDescID is the schema descriptor for id field.
+	contractamendmentDescID := contractamendmentMixinFields0[0].Descriptor()
+	// contractamendment.DefaultID holds the default value on creation for the id field.
+	contractamendment.DefaultID = contractamendmentDescID.Default.(func() string)
+	// contractamendment.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	contractamendment.IDValidator = func() func(string) error {
+		validators := contractamendmentDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	contractentryMixin := schema.ContractEntry{}.Mixin()
+	contractentryMixinFields0 := contractentryMixin[0].Fields()
+	_ = contractentryMixinFields0
+	contractentryFields := schema.ContractEntry{}.Fields()
+	_ = contractentryFields
+	// contractentryDescID is the schema descriptor for id field.
+	contractentryDescID := contractentryMixinFields0[0].Descriptor()
+	// contractentry.DefaultID holds the default value on creation for the id field.
+	contractentry.DefaultID = contractentryDescID.Default.(func() string)
+	// contractentry.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	contractentry.IDValidator = func() func(string) error {
+		validators := contractentryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	contractreviewMixin := schema.ContractReview{}.Mixin()
+	contractreviewMixinFields0 := contractreviewMixin[0].Fields()
+	_ = contractreviewMixinFields0
+	contractreviewFields := schema.ContractReview{}.Fields()
+	_ = contractreviewFields
+	// contractreviewDescID is the schema descriptor for id field.
+	contractreviewDescID := contractreviewMixinFields0[0].Descriptor()
+	// contractreview.DefaultID holds the default value on creation for the id field.
+	contractreview.DefaultID = contractreviewDescID.Default.(func() string)
+	// contractreview.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	contractreview.IDValidator = func() func(string) error {
+		validators := contractreviewDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

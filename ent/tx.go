@@ -42,6 +42,14 @@ type Tx struct {
 	ConnectToken *ConnectTokenClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// Contract is the client for interacting with the Contract builders.
+	Contract *ContractClient
+	// ContractAmendment is the client for interacting with the ContractAmendment builders.
+	ContractAmendment *ContractAmendmentClient
+	// ContractEntry is the client for interacting with the ContractEntry builders.
+	ContractEntry *ContractEntryClient
+	// ContractReview is the client for interacting with the ContractReview builders.
+	ContractReview *ContractReviewClient
 	// DeveloperKey is the client for interacting with the DeveloperKey builders.
 	DeveloperKey *DeveloperKeyClient
 	// Document is the client for interacting with the Document builders.
@@ -265,6 +273,10 @@ func (tx *Tx) init() {
 	tx.ChecklistItem = NewChecklistItemClient(tx.config)
 	tx.ConnectToken = NewConnectTokenClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.Contract = NewContractClient(tx.config)
+	tx.ContractAmendment = NewContractAmendmentClient(tx.config)
+	tx.ContractEntry = NewContractEntryClient(tx.config)
+	tx.ContractReview = NewContractReviewClient(tx.config)
 	tx.DeveloperKey = NewDeveloperKeyClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)

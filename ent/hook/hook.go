@@ -177,6 +177,54 @@ func (f ContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactMutation", m)
 }
 
+// The ContractFunc type is an adapter to allow the use of ordinary
+// function as Contract mutator.
+type ContractFunc func(context.Context, *ent.ContractMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContractFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContractMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContractMutation", m)
+}
+
+// The ContractAmendmentFunc type is an adapter to allow the use of ordinary
+// function as ContractAmendment mutator.
+type ContractAmendmentFunc func(context.Context, *ent.ContractAmendmentMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContractAmendmentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContractAmendmentMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContractAmendmentMutation", m)
+}
+
+// The ContractEntryFunc type is an adapter to allow the use of ordinary
+// function as ContractEntry mutator.
+type ContractEntryFunc func(context.Context, *ent.ContractEntryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContractEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContractEntryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContractEntryMutation", m)
+}
+
+// The ContractReviewFunc type is an adapter to allow the use of ordinary
+// function as ContractReview mutator.
+type ContractReviewFunc func(context.Context, *ent.ContractReviewMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContractReviewFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContractReviewMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContractReviewMutation", m)
+}
+
 // The DeveloperKeyFunc type is an adapter to allow the use of ordinary
 // function as DeveloperKey mutator.
 type DeveloperKeyFunc func(context.Context, *ent.DeveloperKeyMutation) (ent.Value, error)

@@ -679,6 +679,205 @@ var (
 			},
 		},
 	}
+	// ContractsColumns holds the columns for the "contracts" table.
+	ContractsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "client_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "provider_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "party_name", Type: field.TypeString, Default: ""},
+		{Name: "party_instance_url", Type: field.TypeString, Nullable: true},
+		{Name: "origin_contract_id", Type: field.TypeString, Nullable: true},
+		{Name: "project_id", Type: field.TypeString, Nullable: true},
+		{Name: "task_type", Type: field.TypeString},
+		{Name: "title", Type: field.TypeString},
+		{Name: "scope", Type: field.TypeJSON, Nullable: true},
+		{Name: "price_cents", Type: field.TypeInt64},
+		{Name: "fee_cents", Type: field.TypeInt64},
+		{Name: "currency", Type: field.TypeString},
+		{Name: "due_at", Type: field.TypeTime, Nullable: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"offered", "active", "delivered", "disputed", "closed", "declined", "withdrawn"}, Default: "offered"},
+		{Name: "hold_status", Type: field.TypeEnum, Enums: []string{"held", "frozen", "captured", "released"}, Default: "held"},
+		{Name: "refunded_cents", Type: field.TypeInt64, Default: 0},
+		{Name: "provider_earned_cents", Type: field.TypeInt64, Default: 0},
+		{Name: "relay_id", Type: field.TypeString, Nullable: true},
+		{Name: "item_id", Type: field.TypeString, Nullable: true},
+		{Name: "job_id", Type: field.TypeString, Nullable: true},
+		{Name: "dispute_reason", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "dispute_outcome", Type: field.TypeEnum, Nullable: true, Enums: []string{"release", "refund", "split"}},
+		{Name: "provider_percent", Type: field.TypeInt, Nullable: true},
+		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "closed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "review_window_ends_at", Type: field.TypeTime, Nullable: true},
+		{Name: "review_sent", Type: field.TypeBool, Default: false},
+		{Name: "counterpart_reviewed", Type: field.TypeBool, Default: false},
+		{Name: "moves_sent", Type: field.TypeInt, Default: 0},
+	}
+	// ContractsTable holds the schema information for the "contracts" table.
+	ContractsTable = &schema.Table{
+		Name:       "contracts",
+		Columns:    ContractsColumns,
+		PrimaryKey: []*schema.Column{ContractsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contract_client_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[3], ContractsColumns[1]},
+			},
+			{
+				Name:    "contract_provider_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[4], ContractsColumns[1]},
+			},
+			{
+				Name:    "contract_connection_id_origin_contract_id",
+				Unique:  true,
+				Columns: []*schema.Column{ContractsColumns[5], ContractsColumns[8]},
+			},
+			{
+				Name:    "contract_relay_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[21]},
+			},
+			{
+				Name:    "contract_item_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[22]},
+			},
+			{
+				Name:    "contract_status_delivered_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[17], ContractsColumns[27]},
+			},
+			{
+				Name:    "contract_status_review_window_ends_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[17], ContractsColumns[29]},
+			},
+		},
+	}
+	// ContractAmendmentsColumns holds the columns for the "contract_amendments" table.
+	ContractAmendmentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "n", Type: field.TypeInt},
+		{Name: "item", Type: field.TypeString, Size: 2147483647},
+		{Name: "price_cents", Type: field.TypeInt64},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"proposed", "accepted", "declined"}, Default: "proposed"},
+		{Name: "contract_id", Type: field.TypeString, Size: 40},
+	}
+	// ContractAmendmentsTable holds the schema information for the "contract_amendments" table.
+	ContractAmendmentsTable = &schema.Table{
+		Name:       "contract_amendments",
+		Columns:    ContractAmendmentsColumns,
+		PrimaryKey: []*schema.Column{ContractAmendmentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contract_amendments_contracts_amendments",
+				Columns:    []*schema.Column{ContractAmendmentsColumns[7]},
+				RefColumns: []*schema.Column{ContractsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contractamendment_contract_id_n",
+				Unique:  true,
+				Columns: []*schema.Column{ContractAmendmentsColumns[7], ContractAmendmentsColumns[3]},
+			},
+		},
+	}
+	// ContractEntriesColumns holds the columns for the "contract_entries" table.
+	ContractEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"accept", "decline", "withdraw", "deliver", "close", "dispute", "resolve", "expire", "update", "question", "answer", "scope", "scope_accept", "scope_decline", "suggest_close", "review"}},
+		{Name: "by", Type: field.TypeEnum, Nullable: true, Enums: []string{"client", "provider"}},
+		{Name: "text", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "url", Type: field.TypeString, Nullable: true},
+		{Name: "document_id", Type: field.TypeString, Nullable: true},
+		{Name: "ref", Type: field.TypeString, Nullable: true},
+		{Name: "item_id", Type: field.TypeString, Nullable: true},
+		{Name: "peer_move_id", Type: field.TypeString, Nullable: true},
+		{Name: "contract_id", Type: field.TypeString, Size: 40},
+	}
+	// ContractEntriesTable holds the schema information for the "contract_entries" table.
+	ContractEntriesTable = &schema.Table{
+		Name:       "contract_entries",
+		Columns:    ContractEntriesColumns,
+		PrimaryKey: []*schema.Column{ContractEntriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contract_entries_contracts_entries",
+				Columns:    []*schema.Column{ContractEntriesColumns[11]},
+				RefColumns: []*schema.Column{ContractsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contractentry_contract_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContractEntriesColumns[11], ContractEntriesColumns[1]},
+			},
+			{
+				Name:    "contractentry_contract_id_peer_move_id",
+				Unique:  true,
+				Columns: []*schema.Column{ContractEntriesColumns[11], ContractEntriesColumns[10]},
+			},
+			{
+				Name:    "contractentry_item_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractEntriesColumns[9]},
+			},
+		},
+	}
+	// ContractReviewsColumns holds the columns for the "contract_reviews" table.
+	ContractReviewsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "by", Type: field.TypeEnum, Enums: []string{"client", "provider"}},
+		{Name: "reviewer_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "reviewee_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "overall", Type: field.TypeInt},
+		{Name: "communication", Type: field.TypeInt},
+		{Name: "quality", Type: field.TypeInt},
+		{Name: "timeliness", Type: field.TypeInt},
+		{Name: "text", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "visibility", Type: field.TypeEnum, Enums: []string{"public", "hidden"}, Default: "public"},
+		{Name: "contract_id", Type: field.TypeString, Size: 40},
+	}
+	// ContractReviewsTable holds the schema information for the "contract_reviews" table.
+	ContractReviewsTable = &schema.Table{
+		Name:       "contract_reviews",
+		Columns:    ContractReviewsColumns,
+		PrimaryKey: []*schema.Column{ContractReviewsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contract_reviews_contracts_reviews",
+				Columns:    []*schema.Column{ContractReviewsColumns[12]},
+				RefColumns: []*schema.Column{ContractsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contractreview_contract_id_by",
+				Unique:  true,
+				Columns: []*schema.Column{ContractReviewsColumns[12], ContractReviewsColumns[3]},
+			},
+			{
+				Name:    "contractreview_reviewee_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractReviewsColumns[5]},
+			},
+		},
+	}
 	// DeveloperKeysColumns holds the columns for the "developer_keys" table.
 	DeveloperKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2265,6 +2464,10 @@ var (
 		ChecklistItemsTable,
 		ConnectTokensTable,
 		ContactsTable,
+		ContractsTable,
+		ContractAmendmentsTable,
+		ContractEntriesTable,
+		ContractReviewsTable,
 		DeveloperKeysTable,
 		DocumentsTable,
 		ExecutionsTable,
@@ -2328,6 +2531,9 @@ func init() {
 	ChecklistItemsTable.ForeignKeys[1].RefTable = UsersTable
 	ConnectTokensTable.ForeignKeys[0].RefTable = UsersTable
 	ContactsTable.ForeignKeys[0].RefTable = UsersTable
+	ContractAmendmentsTable.ForeignKeys[0].RefTable = ContractsTable
+	ContractEntriesTable.ForeignKeys[0].RefTable = ContractsTable
+	ContractReviewsTable.ForeignKeys[0].RefTable = ContractsTable
 	DeveloperKeysTable.ForeignKeys[0].RefTable = UsersTable
 	DocumentsTable.ForeignKeys[0].RefTable = UsersTable
 	ExecutionsTable.ForeignKeys[0].RefTable = StoreAgentsTable

@@ -48,6 +48,18 @@ type ConnectToken func(*sql.Selector)
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 
+// Contract is the predicate function for contract builders.
+type Contract func(*sql.Selector)
+
+// ContractAmendment is the predicate function for contractamendment builders.
+type ContractAmendment func(*sql.Selector)
+
+// ContractEntry is the predicate function for contractentry builders.
+type ContractEntry func(*sql.Selector)
+
+// ContractReview is the predicate function for contractreview builders.
+type ContractReview func(*sql.Selector)
+
 // DeveloperKey is the predicate function for developerkey builders.
 type DeveloperKey func(*sql.Selector)
 

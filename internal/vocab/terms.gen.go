@@ -164,11 +164,12 @@ const (
 	ActivityCategorySettings    ActivityCategory = "settings"    // Settings
 	ActivityCategorySync        ActivityCategory = "sync"        // Sync
 	ActivityCategoryTeams       ActivityCategory = "teams"       // Teams
+	ActivityCategoryEconomy     ActivityCategory = "economy"     // Engagements
 )
 
 // ActivityCategoryValues answers every value of activity_category, in declared order.
 func ActivityCategoryValues() []ActivityCategory {
-	return []ActivityCategory{ActivityCategoryQueue, ActivityCategoryBoard, ActivityCategoryCRM, ActivityCategoryCalendar, ActivityCategoryGoals, ActivityCategoryComms, ActivityCategoryConnections, ActivityCategoryDrive, ActivityCategorySettings, ActivityCategorySync, ActivityCategoryTeams}
+	return []ActivityCategory{ActivityCategoryQueue, ActivityCategoryBoard, ActivityCategoryCRM, ActivityCategoryCalendar, ActivityCategoryGoals, ActivityCategoryComms, ActivityCategoryConnections, ActivityCategoryDrive, ActivityCategorySettings, ActivityCategorySync, ActivityCategoryTeams, ActivityCategoryEconomy}
 }
 
 // KeyScope is a value of the vocabulary key_scope.
@@ -1581,4 +1582,144 @@ const (
 // ProjectMemberViaValues answers every value of project_member_via, in declared order.
 func ProjectMemberViaValues() []ProjectMemberVia {
 	return []ProjectMemberVia{ProjectMemberViaDirect, ProjectMemberViaTeam}
+}
+
+// ContractStatus is a value of the vocabulary contract_status.
+type ContractStatus string
+
+// The values of contract_status, in declared order.
+const (
+	ContractStatusOffered   ContractStatus = "offered"   // Offered
+	ContractStatusActive    ContractStatus = "active"    // Active
+	ContractStatusDelivered ContractStatus = "delivered" // Delivered
+	ContractStatusDisputed  ContractStatus = "disputed"  // Disputed
+	ContractStatusClosed    ContractStatus = "closed"    // Closed
+	ContractStatusDeclined  ContractStatus = "declined"  // Declined
+	ContractStatusWithdrawn ContractStatus = "withdrawn" // Withdrawn
+)
+
+// ContractStatusValues answers every value of contract_status, in declared order.
+func ContractStatusValues() []ContractStatus {
+	return []ContractStatus{ContractStatusOffered, ContractStatusActive, ContractStatusDelivered, ContractStatusDisputed, ContractStatusClosed, ContractStatusDeclined, ContractStatusWithdrawn}
+}
+
+// ContractMove is a value of the vocabulary contract_move.
+type ContractMove string
+
+// The values of contract_move, in declared order.
+const (
+	ContractMoveAccept       ContractMove = "accept"        // Accept
+	ContractMoveDecline      ContractMove = "decline"       // Decline
+	ContractMoveWithdraw     ContractMove = "withdraw"      // Withdraw
+	ContractMoveDeliver      ContractMove = "deliver"       // Deliver
+	ContractMoveClose        ContractMove = "close"         // Close
+	ContractMoveDispute      ContractMove = "dispute"       // Dispute
+	ContractMoveResolve      ContractMove = "resolve"       // Resolve the dispute
+	ContractMoveExpire       ContractMove = "expire"        // Close after the review window
+	ContractMoveUpdate       ContractMove = "update"        // Share an update
+	ContractMoveQuestion     ContractMove = "question"      // Ask a question
+	ContractMoveAnswer       ContractMove = "answer"        // Answer a question
+	ContractMoveScope        ContractMove = "scope"         // Propose more scope
+	ContractMoveScopeAccept  ContractMove = "scope_accept"  // Accept more scope
+	ContractMoveScopeDecline ContractMove = "scope_decline" // Decline more scope
+	ContractMoveSuggestClose ContractMove = "suggest_close" // Suggest closing
+	ContractMoveReview       ContractMove = "review"        // Review
+)
+
+// ContractMoveValues answers every value of contract_move, in declared order.
+func ContractMoveValues() []ContractMove {
+	return []ContractMove{ContractMoveAccept, ContractMoveDecline, ContractMoveWithdraw, ContractMoveDeliver, ContractMoveClose, ContractMoveDispute, ContractMoveResolve, ContractMoveExpire, ContractMoveUpdate, ContractMoveQuestion, ContractMoveAnswer, ContractMoveScope, ContractMoveScopeAccept, ContractMoveScopeDecline, ContractMoveSuggestClose, ContractMoveReview}
+}
+
+// ContractRole is a value of the vocabulary contract_role.
+type ContractRole string
+
+// The values of contract_role, in declared order.
+const (
+	ContractRoleClient   ContractRole = "client"   // Client
+	ContractRoleProvider ContractRole = "provider" // Provider
+)
+
+// ContractRoleValues answers every value of contract_role, in declared order.
+func ContractRoleValues() []ContractRole {
+	return []ContractRole{ContractRoleClient, ContractRoleProvider}
+}
+
+// ContractHoldStatus is a value of the vocabulary contract_hold_status.
+type ContractHoldStatus string
+
+// The values of contract_hold_status, in declared order.
+const (
+	ContractHoldStatusHeld     ContractHoldStatus = "held"     // Held
+	ContractHoldStatusFrozen   ContractHoldStatus = "frozen"   // Frozen
+	ContractHoldStatusCaptured ContractHoldStatus = "captured" // Captured
+	ContractHoldStatusReleased ContractHoldStatus = "released" // Released
+)
+
+// ContractHoldStatusValues answers every value of contract_hold_status, in declared order.
+func ContractHoldStatusValues() []ContractHoldStatus {
+	return []ContractHoldStatus{ContractHoldStatusHeld, ContractHoldStatusFrozen, ContractHoldStatusCaptured, ContractHoldStatusReleased}
+}
+
+// DisputeOutcome is a value of the vocabulary dispute_outcome.
+type DisputeOutcome string
+
+// The values of dispute_outcome, in declared order.
+const (
+	DisputeOutcomeRelease DisputeOutcome = "release" // Pay the provider
+	DisputeOutcomeRefund  DisputeOutcome = "refund"  // Refund the client
+	DisputeOutcomeSplit   DisputeOutcome = "split"   // Split
+)
+
+// DisputeOutcomeValues answers every value of dispute_outcome, in declared order.
+func DisputeOutcomeValues() []DisputeOutcome {
+	return []DisputeOutcome{DisputeOutcomeRelease, DisputeOutcomeRefund, DisputeOutcomeSplit}
+}
+
+// ReviewVisibility is a value of the vocabulary review_visibility.
+type ReviewVisibility string
+
+// The values of review_visibility, in declared order.
+const (
+	ReviewVisibilityPublic ReviewVisibility = "public" // Public
+	ReviewVisibilityHidden ReviewVisibility = "hidden" // Hidden
+)
+
+// ReviewVisibilityValues answers every value of review_visibility, in declared order.
+func ReviewVisibilityValues() []ReviewVisibility {
+	return []ReviewVisibility{ReviewVisibilityPublic, ReviewVisibilityHidden}
+}
+
+// AmendmentStatus is a value of the vocabulary amendment_status.
+type AmendmentStatus string
+
+// The values of amendment_status, in declared order.
+const (
+	AmendmentStatusProposed AmendmentStatus = "proposed" // Proposed
+	AmendmentStatusAccepted AmendmentStatus = "accepted" // Accepted
+	AmendmentStatusDeclined AmendmentStatus = "declined" // Declined
+)
+
+// AmendmentStatusValues answers every value of amendment_status, in declared order.
+func AmendmentStatusValues() []AmendmentStatus {
+	return []AmendmentStatus{AmendmentStatusProposed, AmendmentStatusAccepted, AmendmentStatusDeclined}
+}
+
+// EconomyLedgerKind is a value of the vocabulary economy_ledger_kind.
+type EconomyLedgerKind string
+
+// The values of economy_ledger_kind, in declared order.
+const (
+	EconomyLedgerKindHold      EconomyLedgerKind = "hold"       // Hold
+	EconomyLedgerKindHoldRaise EconomyLedgerKind = "hold_raise" // Hold raised
+	EconomyLedgerKindCapture   EconomyLedgerKind = "capture"    // Payment
+	EconomyLedgerKindFee       EconomyLedgerKind = "fee"        // Fee
+	EconomyLedgerKindRefund    EconomyLedgerKind = "refund"     // Refund
+	EconomyLedgerKindRelease   EconomyLedgerKind = "release"    // Hold released
+	EconomyLedgerKindEarning   EconomyLedgerKind = "earning"    // Earning
+)
+
+// EconomyLedgerKindValues answers every value of economy_ledger_kind, in declared order.
+func EconomyLedgerKindValues() []EconomyLedgerKind {
+	return []EconomyLedgerKind{EconomyLedgerKindHold, EconomyLedgerKindHoldRaise, EconomyLedgerKindCapture, EconomyLedgerKindFee, EconomyLedgerKindRefund, EconomyLedgerKindRelease, EconomyLedgerKindEarning}
 }

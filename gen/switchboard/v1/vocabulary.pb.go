@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xe8S\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x9e]\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -83,7 +83,7 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\tcompleted\x12\tCompleted\xb2\xf5\x18*\n" +
 	"\bassignee\x12\x0e\n" +
 	"\x05human\x12\x05Human\x12\x0e\n" +
-	"\x05agent\x12\x05Agent\xb2\xf5\x18\xdd\x01\n" +
+	"\x05agent\x12\x05Agent\xb2\xf5\x18\xf5\x01\n" +
 	"\x11activity_category\x12\x0e\n" +
 	"\x05queue\x12\x05Queue\x12\x0e\n" +
 	"\x05board\x12\x05Board\x12\x0f\n" +
@@ -95,7 +95,8 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x05drive\x12\x05Drive\x12\x14\n" +
 	"\bsettings\x12\bSettings\x12\f\n" +
 	"\x04sync\x12\x04Sync\x12\x0e\n" +
-	"\x05teams\x12\x05Teams\xb2\xf5\x18\xb8\x01\n" +
+	"\x05teams\x12\x05Teams\x12\x16\n" +
+	"\aeconomy\x12\vEngagements\xb2\xf5\x18\xb8\x01\n" +
 	"\tkey_scope\x12\x0e\n" +
 	"\x05queue\x12\x05Queue\x12\f\n" +
 	"\x04chat\x12\x04Chat\x12\x0f\n" +
@@ -581,7 +582,61 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\bobserver\x12\bObserver\xb2\xf5\x184\n" +
 	"\x12project_member_via\x12\x10\n" +
 	"\x06direct\x12\x06Direct\x12\f\n" +
-	"\x04team\x12\x04TeamZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\x04team\x12\x04Team\xb2\xf5\x18\xa5\x01\n" +
+	"\x0fcontract_status\x12\x12\n" +
+	"\aoffered\x12\aOffered\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\x16\n" +
+	"\tdelivered\x12\tDelivered\x12\x14\n" +
+	"\bdisputed\x12\bDisputed\x12\x10\n" +
+	"\x06closed\x12\x06Closed\x12\x14\n" +
+	"\bdeclined\x12\bDeclined\x12\x16\n" +
+	"\twithdrawn\x12\tWithdrawn\xb2\xf5\x18\xb9\x03\n" +
+	"\rcontract_move\x12\x10\n" +
+	"\x06accept\x12\x06Accept\x12\x12\n" +
+	"\adecline\x12\aDecline\x12\x14\n" +
+	"\bwithdraw\x12\bWithdraw\x12\x12\n" +
+	"\adeliver\x12\aDeliver\x12\x0e\n" +
+	"\x05close\x12\x05Close\x12\x12\n" +
+	"\adispute\x12\aDispute\x12\x1e\n" +
+	"\aresolve\x12\x13Resolve the dispute\x12'\n" +
+	"\x06expire\x12\x1dClose after the review window\x12\x19\n" +
+	"\x06update\x12\x0fShare an update\x12\x1a\n" +
+	"\bquestion\x12\x0eAsk a question\x12\x1b\n" +
+	"\x06answer\x12\x11Answer a question\x12\x1b\n" +
+	"\x05scope\x12\x12Propose more scope\x12!\n" +
+	"\fscope_accept\x12\x11Accept more scope\x12#\n" +
+	"\rscope_decline\x12\x12Decline more scope\x12 \n" +
+	"\rsuggest_close\x12\x0fSuggest closing\x12\x10\n" +
+	"\x06review\x12\x06Review\xb2\xf5\x187\n" +
+	"\rcontract_role\x12\x10\n" +
+	"\x06client\x12\x06Client\x12\x14\n" +
+	"\bprovider\x12\bProvider\xb2\xf5\x18b\n" +
+	"\x14contract_hold_status\x12\f\n" +
+	"\x04held\x12\x04Held\x12\x10\n" +
+	"\x06frozen\x12\x06Frozen\x12\x14\n" +
+	"\bcaptured\x12\bCaptured\x12\x14\n" +
+	"\breleased\x12\bReleased\xb2\xf5\x18[\n" +
+	"\x0fdispute_outcome\x12\x1b\n" +
+	"\arelease\x12\x10Pay the provider\x12\x1b\n" +
+	"\x06refund\x12\x11Refund the client\x12\x0e\n" +
+	"\x05split\x12\x05Split\xb2\xf5\x187\n" +
+	"\x11review_visibility\x12\x10\n" +
+	"\x06public\x12\x06Public\x12\x10\n" +
+	"\x06hidden\x12\x06Hidden\xb2\xf5\x18T\n" +
+	"\x10amendment_status\x12\x14\n" +
+	"\bproposed\x12\bProposed\x12\x14\n" +
+	"\baccepted\x12\bAccepted\x12\x14\n" +
+	"\bdeclined\x12\bDeclined\xb2\xf5\x18\x9e\x01\n" +
+	"\x13economy_ledger_kind\x12\f\n" +
+	"\x04hold\x12\x04Hold\x12\x19\n" +
+	"\n" +
+	"hold_raise\x12\vHold raised\x12\x12\n" +
+	"\acapture\x12\aPayment\x12\n" +
+	"\n" +
+	"\x03fee\x12\x03Fee\x12\x10\n" +
+	"\x06refund\x12\x06Refund\x12\x18\n" +
+	"\arelease\x12\rHold released\x12\x12\n" +
+	"\aearning\x12\aEarningZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

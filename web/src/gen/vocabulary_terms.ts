@@ -98,6 +98,7 @@ export const ActivityCategory = {
   Settings: "settings",
   Sync: "sync",
   Teams: "teams",
+  Economy: "economy",
 } as const;
 export type ActivityCategory = (typeof ActivityCategory)[keyof typeof ActivityCategory];
 
@@ -905,3 +906,87 @@ export const ProjectMemberVia = {
   Team: "team",
 } as const;
 export type ProjectMemberVia = (typeof ProjectMemberVia)[keyof typeof ProjectMemberVia];
+
+// The values of the vocabulary contract_status.
+export const ContractStatus = {
+  Offered: "offered",
+  Active: "active",
+  Delivered: "delivered",
+  Disputed: "disputed",
+  Closed: "closed",
+  Declined: "declined",
+  Withdrawn: "withdrawn",
+} as const;
+export type ContractStatus = (typeof ContractStatus)[keyof typeof ContractStatus];
+
+// The values of the vocabulary contract_move.
+export const ContractMove = {
+  Accept: "accept",
+  Decline: "decline",
+  Withdraw: "withdraw",
+  Deliver: "deliver",
+  Close: "close",
+  Dispute: "dispute",
+  Resolve: "resolve",
+  Expire: "expire",
+  Update: "update",
+  Question: "question",
+  Answer: "answer",
+  Scope: "scope",
+  ScopeAccept: "scope_accept",
+  ScopeDecline: "scope_decline",
+  SuggestClose: "suggest_close",
+  Review: "review",
+} as const;
+export type ContractMove = (typeof ContractMove)[keyof typeof ContractMove];
+
+// The values of the vocabulary contract_role.
+export const ContractRole = {
+  Client: "client",
+  Provider: "provider",
+} as const;
+export type ContractRole = (typeof ContractRole)[keyof typeof ContractRole];
+
+// The values of the vocabulary contract_hold_status.
+export const ContractHoldStatus = {
+  Held: "held",
+  Frozen: "frozen",
+  Captured: "captured",
+  Released: "released",
+} as const;
+export type ContractHoldStatus = (typeof ContractHoldStatus)[keyof typeof ContractHoldStatus];
+
+// The values of the vocabulary dispute_outcome.
+export const DisputeOutcome = {
+  Release: "release",
+  Refund: "refund",
+  Split: "split",
+} as const;
+export type DisputeOutcome = (typeof DisputeOutcome)[keyof typeof DisputeOutcome];
+
+// The values of the vocabulary review_visibility.
+export const ReviewVisibility = {
+  Public: "public",
+  Hidden: "hidden",
+} as const;
+export type ReviewVisibility = (typeof ReviewVisibility)[keyof typeof ReviewVisibility];
+
+// The values of the vocabulary amendment_status.
+export const AmendmentStatus = {
+  Proposed: "proposed",
+  Accepted: "accepted",
+  Declined: "declined",
+} as const;
+export type AmendmentStatus = (typeof AmendmentStatus)[keyof typeof AmendmentStatus];
+
+// The values of the vocabulary economy_ledger_kind.
+export const EconomyLedgerKind = {
+  Hold: "hold",
+  HoldRaise: "hold_raise",
+  Capture: "capture",
+  Fee: "fee",
+  Refund: "refund",
+  Release: "release",
+  Earning: "earning",
+} as const;
+export type EconomyLedgerKind = (typeof EconomyLedgerKind)[keyof typeof EconomyLedgerKind];
