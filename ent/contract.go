@@ -81,8 +81,8 @@ type Contract struct {
 	ReviewSent bool `json:"review_sent,omitempty"`
 	// CounterpartReviewed holds the value of the "counterpart_reviewed" field.
 	CounterpartReviewed bool `json:"counterpart_reviewed,omitempty"`
-	// MovesSent holds the value of the "moves_sent" field.
-	MovesSent int `json:"moves_sent,omitempty"`
+	// ReviewWindowDone holds the value of the "review_window_done" field.
+	ReviewWindowDone bool `json:"review_window_done,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ContractQuery when eager-loading is set.
 	Edges        ContractEdges `json:"edges"`
@@ -136,9 +136,9 @@ func (*Contract) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case contract.FieldScope:
 			values[i] = new([]byte)
-		case contract.FieldReviewSent, contract.FieldCounterpartReviewed:
+		case contract.FieldReviewSent, contract.FieldCounterpartReviewed, contract.FieldReviewWindowDone:
 			values[i] = new(sql.NullBool)
-		case contract.FieldPriceCents, contract.FieldFeeCents, contract.FieldRefundedCents, contract.FieldProviderEarnedCents, contract.FieldProviderPercent, contract.FieldMovesSent:
+		case contract.FieldPriceCents, contract.FieldFeeCents, contract.FieldRefundedCents, contract.FieldProviderEarnedCents, contract.FieldProviderPercent:
 			values[i] = new(sql.NullInt64)
 		case contract.FieldID, contract.FieldClientUserID, contract.FieldProviderUserID, contract.FieldConnectionID, contract.FieldPartyName, contract.FieldPartyInstanceURL, contract.FieldOriginContractID, contract.FieldProjectID, contract.FieldTaskType, contract.FieldTitle, contract.FieldCurrency, contract.FieldStatus, contract.FieldHoldStatus, contract.FieldRelayID, contract.FieldItemID, contract.FieldJobID, contract.FieldDisputeReason, contract.FieldDisputeOutcome:
 			values[i] = new(sql.NullString)
@@ -369,11 +369,11 @@ func (_m *Contract) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CounterpartReviewed = value.Bool
 			}
-		case contract.FieldMovesSent:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field moves_sent", values[i])
+		case contract.FieldReviewWindowDone:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field review_window_done", values[i])
 			} else if value.Valid {
-				_m.MovesSent = int(value.Int64)
+				_m.ReviewWindowDone = value.Bool
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -551,8 +551,8 @@ func (_m *Contract) String() string {
 	builder.WriteString("counterpart_reviewed=")
 	builder.WriteString(fmt.Sprintf("%v", _m.CounterpartReviewed))
 	builder.WriteString(", ")
-	builder.WriteString("moves_sent=")
-	builder.WriteString(fmt.Sprintf("%v", _m.MovesSent))
+	builder.WriteString("review_window_done=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ReviewWindowDone))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -397,16 +397,16 @@ func (_c *ContractCreate) SetNillableCounterpartReviewed(v *bool) *ContractCreat
 	return _c
 }
 
-// SetMovesSent sets the "moves_sent" field.
-func (_c *ContractCreate) SetMovesSent(v int) *ContractCreate {
-	_c.mutation.SetMovesSent(v)
+// SetReviewWindowDone sets the "review_window_done" field.
+func (_c *ContractCreate) SetReviewWindowDone(v bool) *ContractCreate {
+	_c.mutation.SetReviewWindowDone(v)
 	return _c
 }
 
-// SetNillableMovesSent sets the "moves_sent" field if the given value is not nil.
-func (_c *ContractCreate) SetNillableMovesSent(v *int) *ContractCreate {
+// SetNillableReviewWindowDone sets the "review_window_done" field if the given value is not nil.
+func (_c *ContractCreate) SetNillableReviewWindowDone(v *bool) *ContractCreate {
 	if v != nil {
-		_c.SetMovesSent(*v)
+		_c.SetReviewWindowDone(*v)
 	}
 	return _c
 }
@@ -533,9 +533,9 @@ func (_c *ContractCreate) defaults() {
 		v := contract.DefaultCounterpartReviewed
 		_c.mutation.SetCounterpartReviewed(v)
 	}
-	if _, ok := _c.mutation.MovesSent(); !ok {
-		v := contract.DefaultMovesSent
-		_c.mutation.SetMovesSent(v)
+	if _, ok := _c.mutation.ReviewWindowDone(); !ok {
+		v := contract.DefaultReviewWindowDone
+		_c.mutation.SetReviewWindowDone(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := contract.DefaultID()
@@ -602,8 +602,8 @@ func (_c *ContractCreate) check() error {
 	if _, ok := _c.mutation.CounterpartReviewed(); !ok {
 		return &ValidationError{Name: "counterpart_reviewed", err: errors.New(`ent: missing required field "Contract.counterpart_reviewed"`)}
 	}
-	if _, ok := _c.mutation.MovesSent(); !ok {
-		return &ValidationError{Name: "moves_sent", err: errors.New(`ent: missing required field "Contract.moves_sent"`)}
+	if _, ok := _c.mutation.ReviewWindowDone(); !ok {
+		return &ValidationError{Name: "review_window_done", err: errors.New(`ent: missing required field "Contract.review_window_done"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := contract.IDValidator(v); err != nil {
@@ -770,9 +770,9 @@ func (_c *ContractCreate) createSpec() (*Contract, *sqlgraph.CreateSpec) {
 		_spec.SetField(contract.FieldCounterpartReviewed, field.TypeBool, value)
 		_node.CounterpartReviewed = value
 	}
-	if value, ok := _c.mutation.MovesSent(); ok {
-		_spec.SetField(contract.FieldMovesSent, field.TypeInt, value)
-		_node.MovesSent = value
+	if value, ok := _c.mutation.ReviewWindowDone(); ok {
+		_spec.SetField(contract.FieldReviewWindowDone, field.TypeBool, value)
+		_node.ReviewWindowDone = value
 	}
 	if nodes := _c.mutation.EntriesIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1312,21 +1312,15 @@ func (u *ContractUpsert) UpdateCounterpartReviewed() *ContractUpsert {
 	return u
 }
 
-// SetMovesSent sets the "moves_sent" field.
-func (u *ContractUpsert) SetMovesSent(v int) *ContractUpsert {
-	u.Set(contract.FieldMovesSent, v)
+// SetReviewWindowDone sets the "review_window_done" field.
+func (u *ContractUpsert) SetReviewWindowDone(v bool) *ContractUpsert {
+	u.Set(contract.FieldReviewWindowDone, v)
 	return u
 }
 
-// UpdateMovesSent sets the "moves_sent" field to the value that was provided on create.
-func (u *ContractUpsert) UpdateMovesSent() *ContractUpsert {
-	u.SetExcluded(contract.FieldMovesSent)
-	return u
-}
-
-// AddMovesSent adds v to the "moves_sent" field.
-func (u *ContractUpsert) AddMovesSent(v int) *ContractUpsert {
-	u.Add(contract.FieldMovesSent, v)
+// UpdateReviewWindowDone sets the "review_window_done" field to the value that was provided on create.
+func (u *ContractUpsert) UpdateReviewWindowDone() *ContractUpsert {
+	u.SetExcluded(contract.FieldReviewWindowDone)
 	return u
 }
 
@@ -1901,24 +1895,17 @@ func (u *ContractUpsertOne) UpdateCounterpartReviewed() *ContractUpsertOne {
 	})
 }
 
-// SetMovesSent sets the "moves_sent" field.
-func (u *ContractUpsertOne) SetMovesSent(v int) *ContractUpsertOne {
+// SetReviewWindowDone sets the "review_window_done" field.
+func (u *ContractUpsertOne) SetReviewWindowDone(v bool) *ContractUpsertOne {
 	return u.Update(func(s *ContractUpsert) {
-		s.SetMovesSent(v)
+		s.SetReviewWindowDone(v)
 	})
 }
 
-// AddMovesSent adds v to the "moves_sent" field.
-func (u *ContractUpsertOne) AddMovesSent(v int) *ContractUpsertOne {
+// UpdateReviewWindowDone sets the "review_window_done" field to the value that was provided on create.
+func (u *ContractUpsertOne) UpdateReviewWindowDone() *ContractUpsertOne {
 	return u.Update(func(s *ContractUpsert) {
-		s.AddMovesSent(v)
-	})
-}
-
-// UpdateMovesSent sets the "moves_sent" field to the value that was provided on create.
-func (u *ContractUpsertOne) UpdateMovesSent() *ContractUpsertOne {
-	return u.Update(func(s *ContractUpsert) {
-		s.UpdateMovesSent()
+		s.UpdateReviewWindowDone()
 	})
 }
 
@@ -2660,24 +2647,17 @@ func (u *ContractUpsertBulk) UpdateCounterpartReviewed() *ContractUpsertBulk {
 	})
 }
 
-// SetMovesSent sets the "moves_sent" field.
-func (u *ContractUpsertBulk) SetMovesSent(v int) *ContractUpsertBulk {
+// SetReviewWindowDone sets the "review_window_done" field.
+func (u *ContractUpsertBulk) SetReviewWindowDone(v bool) *ContractUpsertBulk {
 	return u.Update(func(s *ContractUpsert) {
-		s.SetMovesSent(v)
+		s.SetReviewWindowDone(v)
 	})
 }
 
-// AddMovesSent adds v to the "moves_sent" field.
-func (u *ContractUpsertBulk) AddMovesSent(v int) *ContractUpsertBulk {
+// UpdateReviewWindowDone sets the "review_window_done" field to the value that was provided on create.
+func (u *ContractUpsertBulk) UpdateReviewWindowDone() *ContractUpsertBulk {
 	return u.Update(func(s *ContractUpsert) {
-		s.AddMovesSent(v)
-	})
-}
-
-// UpdateMovesSent sets the "moves_sent" field to the value that was provided on create.
-func (u *ContractUpsertBulk) UpdateMovesSent() *ContractUpsertBulk {
-	return u.Update(func(s *ContractUpsert) {
-		s.UpdateMovesSent()
+		s.UpdateReviewWindowDone()
 	})
 }
 

@@ -528,24 +528,17 @@ func (_u *ContractUpdate) SetNillableCounterpartReviewed(v *bool) *ContractUpdat
 	return _u
 }
 
-// SetMovesSent sets the "moves_sent" field.
-func (_u *ContractUpdate) SetMovesSent(v int) *ContractUpdate {
-	_u.mutation.ResetMovesSent()
-	_u.mutation.SetMovesSent(v)
+// SetReviewWindowDone sets the "review_window_done" field.
+func (_u *ContractUpdate) SetReviewWindowDone(v bool) *ContractUpdate {
+	_u.mutation.SetReviewWindowDone(v)
 	return _u
 }
 
-// SetNillableMovesSent sets the "moves_sent" field if the given value is not nil.
-func (_u *ContractUpdate) SetNillableMovesSent(v *int) *ContractUpdate {
+// SetNillableReviewWindowDone sets the "review_window_done" field if the given value is not nil.
+func (_u *ContractUpdate) SetNillableReviewWindowDone(v *bool) *ContractUpdate {
 	if v != nil {
-		_u.SetMovesSent(*v)
+		_u.SetReviewWindowDone(*v)
 	}
-	return _u
-}
-
-// AddMovesSent adds value to the "moves_sent" field.
-func (_u *ContractUpdate) AddMovesSent(v int) *ContractUpdate {
-	_u.mutation.AddMovesSent(v)
 	return _u
 }
 
@@ -873,11 +866,8 @@ func (_u *ContractUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.CounterpartReviewed(); ok {
 		_spec.SetField(contract.FieldCounterpartReviewed, field.TypeBool, value)
 	}
-	if value, ok := _u.mutation.MovesSent(); ok {
-		_spec.SetField(contract.FieldMovesSent, field.TypeInt, value)
-	}
-	if value, ok := _u.mutation.AddedMovesSent(); ok {
-		_spec.AddField(contract.FieldMovesSent, field.TypeInt, value)
+	if value, ok := _u.mutation.ReviewWindowDone(); ok {
+		_spec.SetField(contract.FieldReviewWindowDone, field.TypeBool, value)
 	}
 	if _u.mutation.EntriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1529,24 +1519,17 @@ func (_u *ContractUpdateOne) SetNillableCounterpartReviewed(v *bool) *ContractUp
 	return _u
 }
 
-// SetMovesSent sets the "moves_sent" field.
-func (_u *ContractUpdateOne) SetMovesSent(v int) *ContractUpdateOne {
-	_u.mutation.ResetMovesSent()
-	_u.mutation.SetMovesSent(v)
+// SetReviewWindowDone sets the "review_window_done" field.
+func (_u *ContractUpdateOne) SetReviewWindowDone(v bool) *ContractUpdateOne {
+	_u.mutation.SetReviewWindowDone(v)
 	return _u
 }
 
-// SetNillableMovesSent sets the "moves_sent" field if the given value is not nil.
-func (_u *ContractUpdateOne) SetNillableMovesSent(v *int) *ContractUpdateOne {
+// SetNillableReviewWindowDone sets the "review_window_done" field if the given value is not nil.
+func (_u *ContractUpdateOne) SetNillableReviewWindowDone(v *bool) *ContractUpdateOne {
 	if v != nil {
-		_u.SetMovesSent(*v)
+		_u.SetReviewWindowDone(*v)
 	}
-	return _u
-}
-
-// AddMovesSent adds value to the "moves_sent" field.
-func (_u *ContractUpdateOne) AddMovesSent(v int) *ContractUpdateOne {
-	_u.mutation.AddMovesSent(v)
 	return _u
 }
 
@@ -1904,11 +1887,8 @@ func (_u *ContractUpdateOne) sqlSave(ctx context.Context) (_node *Contract, err 
 	if value, ok := _u.mutation.CounterpartReviewed(); ok {
 		_spec.SetField(contract.FieldCounterpartReviewed, field.TypeBool, value)
 	}
-	if value, ok := _u.mutation.MovesSent(); ok {
-		_spec.SetField(contract.FieldMovesSent, field.TypeInt, value)
-	}
-	if value, ok := _u.mutation.AddedMovesSent(); ok {
-		_spec.AddField(contract.FieldMovesSent, field.TypeInt, value)
+	if value, ok := _u.mutation.ReviewWindowDone(); ok {
+		_spec.SetField(contract.FieldReviewWindowDone, field.TypeBool, value)
 	}
 	if _u.mutation.EntriesCleared() {
 		edge := &sqlgraph.EdgeSpec{

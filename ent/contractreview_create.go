@@ -400,6 +400,24 @@ func (u *ContractReviewUpsert) UpdateUpdatedAt() *ContractReviewUpsert {
 	return u
 }
 
+// SetRevieweeUserID sets the "reviewee_user_id" field.
+func (u *ContractReviewUpsert) SetRevieweeUserID(v string) *ContractReviewUpsert {
+	u.Set(contractreview.FieldRevieweeUserID, v)
+	return u
+}
+
+// UpdateRevieweeUserID sets the "reviewee_user_id" field to the value that was provided on create.
+func (u *ContractReviewUpsert) UpdateRevieweeUserID() *ContractReviewUpsert {
+	u.SetExcluded(contractreview.FieldRevieweeUserID)
+	return u
+}
+
+// ClearRevieweeUserID clears the value of the "reviewee_user_id" field.
+func (u *ContractReviewUpsert) ClearRevieweeUserID() *ContractReviewUpsert {
+	u.SetNull(contractreview.FieldRevieweeUserID)
+	return u
+}
+
 // SetText sets the "text" field.
 func (u *ContractReviewUpsert) SetText(v string) *ContractReviewUpsert {
 	u.Set(contractreview.FieldText, v)
@@ -459,9 +477,6 @@ func (u *ContractReviewUpsertOne) UpdateNewValues() *ContractReviewUpsertOne {
 		if _, exists := u.create.mutation.ReviewerUserID(); exists {
 			s.SetIgnore(contractreview.FieldReviewerUserID)
 		}
-		if _, exists := u.create.mutation.RevieweeUserID(); exists {
-			s.SetIgnore(contractreview.FieldRevieweeUserID)
-		}
 		if _, exists := u.create.mutation.Overall(); exists {
 			s.SetIgnore(contractreview.FieldOverall)
 		}
@@ -516,6 +531,27 @@ func (u *ContractReviewUpsertOne) SetUpdatedAt(v time.Time) *ContractReviewUpser
 func (u *ContractReviewUpsertOne) UpdateUpdatedAt() *ContractReviewUpsertOne {
 	return u.Update(func(s *ContractReviewUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetRevieweeUserID sets the "reviewee_user_id" field.
+func (u *ContractReviewUpsertOne) SetRevieweeUserID(v string) *ContractReviewUpsertOne {
+	return u.Update(func(s *ContractReviewUpsert) {
+		s.SetRevieweeUserID(v)
+	})
+}
+
+// UpdateRevieweeUserID sets the "reviewee_user_id" field to the value that was provided on create.
+func (u *ContractReviewUpsertOne) UpdateRevieweeUserID() *ContractReviewUpsertOne {
+	return u.Update(func(s *ContractReviewUpsert) {
+		s.UpdateRevieweeUserID()
+	})
+}
+
+// ClearRevieweeUserID clears the value of the "reviewee_user_id" field.
+func (u *ContractReviewUpsertOne) ClearRevieweeUserID() *ContractReviewUpsertOne {
+	return u.Update(func(s *ContractReviewUpsert) {
+		s.ClearRevieweeUserID()
 	})
 }
 
@@ -749,9 +785,6 @@ func (u *ContractReviewUpsertBulk) UpdateNewValues() *ContractReviewUpsertBulk {
 			if _, exists := b.mutation.ReviewerUserID(); exists {
 				s.SetIgnore(contractreview.FieldReviewerUserID)
 			}
-			if _, exists := b.mutation.RevieweeUserID(); exists {
-				s.SetIgnore(contractreview.FieldRevieweeUserID)
-			}
 			if _, exists := b.mutation.Overall(); exists {
 				s.SetIgnore(contractreview.FieldOverall)
 			}
@@ -807,6 +840,27 @@ func (u *ContractReviewUpsertBulk) SetUpdatedAt(v time.Time) *ContractReviewUpse
 func (u *ContractReviewUpsertBulk) UpdateUpdatedAt() *ContractReviewUpsertBulk {
 	return u.Update(func(s *ContractReviewUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetRevieweeUserID sets the "reviewee_user_id" field.
+func (u *ContractReviewUpsertBulk) SetRevieweeUserID(v string) *ContractReviewUpsertBulk {
+	return u.Update(func(s *ContractReviewUpsert) {
+		s.SetRevieweeUserID(v)
+	})
+}
+
+// UpdateRevieweeUserID sets the "reviewee_user_id" field to the value that was provided on create.
+func (u *ContractReviewUpsertBulk) UpdateRevieweeUserID() *ContractReviewUpsertBulk {
+	return u.Update(func(s *ContractReviewUpsert) {
+		s.UpdateRevieweeUserID()
+	})
+}
+
+// ClearRevieweeUserID clears the value of the "reviewee_user_id" field.
+func (u *ContractReviewUpsertBulk) ClearRevieweeUserID() *ContractReviewUpsertBulk {
+	return u.Update(func(s *ContractReviewUpsert) {
+		s.ClearRevieweeUserID()
 	})
 }
 

@@ -42,6 +42,26 @@ func (_u *ContractReviewUpdate) SetNillableUpdatedAt(v *time.Time) *ContractRevi
 	return _u
 }
 
+// SetRevieweeUserID sets the "reviewee_user_id" field.
+func (_u *ContractReviewUpdate) SetRevieweeUserID(v string) *ContractReviewUpdate {
+	_u.mutation.SetRevieweeUserID(v)
+	return _u
+}
+
+// SetNillableRevieweeUserID sets the "reviewee_user_id" field if the given value is not nil.
+func (_u *ContractReviewUpdate) SetNillableRevieweeUserID(v *string) *ContractReviewUpdate {
+	if v != nil {
+		_u.SetRevieweeUserID(*v)
+	}
+	return _u
+}
+
+// ClearRevieweeUserID clears the value of the "reviewee_user_id" field.
+func (_u *ContractReviewUpdate) ClearRevieweeUserID() *ContractReviewUpdate {
+	_u.mutation.ClearRevieweeUserID()
+	return _u
+}
+
 // SetText sets the "text" field.
 func (_u *ContractReviewUpdate) SetText(v string) *ContractReviewUpdate {
 	_u.mutation.SetText(v)
@@ -139,6 +159,9 @@ func (_u *ContractReviewUpdate) sqlSave(ctx context.Context) (_node int, err err
 	if _u.mutation.ReviewerUserIDCleared() {
 		_spec.ClearField(contractreview.FieldReviewerUserID, field.TypeString)
 	}
+	if value, ok := _u.mutation.RevieweeUserID(); ok {
+		_spec.SetField(contractreview.FieldRevieweeUserID, field.TypeString, value)
+	}
 	if _u.mutation.RevieweeUserIDCleared() {
 		_spec.ClearField(contractreview.FieldRevieweeUserID, field.TypeString)
 	}
@@ -182,6 +205,26 @@ func (_u *ContractReviewUpdateOne) SetNillableUpdatedAt(v *time.Time) *ContractR
 	if v != nil {
 		_u.SetUpdatedAt(*v)
 	}
+	return _u
+}
+
+// SetRevieweeUserID sets the "reviewee_user_id" field.
+func (_u *ContractReviewUpdateOne) SetRevieweeUserID(v string) *ContractReviewUpdateOne {
+	_u.mutation.SetRevieweeUserID(v)
+	return _u
+}
+
+// SetNillableRevieweeUserID sets the "reviewee_user_id" field if the given value is not nil.
+func (_u *ContractReviewUpdateOne) SetNillableRevieweeUserID(v *string) *ContractReviewUpdateOne {
+	if v != nil {
+		_u.SetRevieweeUserID(*v)
+	}
+	return _u
+}
+
+// ClearRevieweeUserID clears the value of the "reviewee_user_id" field.
+func (_u *ContractReviewUpdateOne) ClearRevieweeUserID() *ContractReviewUpdateOne {
+	_u.mutation.ClearRevieweeUserID()
 	return _u
 }
 
@@ -311,6 +354,9 @@ func (_u *ContractReviewUpdateOne) sqlSave(ctx context.Context) (_node *Contract
 	}
 	if _u.mutation.ReviewerUserIDCleared() {
 		_spec.ClearField(contractreview.FieldReviewerUserID, field.TypeString)
+	}
+	if value, ok := _u.mutation.RevieweeUserID(); ok {
+		_spec.SetField(contractreview.FieldRevieweeUserID, field.TypeString, value)
 	}
 	if _u.mutation.RevieweeUserIDCleared() {
 		_spec.ClearField(contractreview.FieldRevieweeUserID, field.TypeString)

@@ -19686,8 +19686,7 @@ type ContractMutation struct {
 	review_window_ends_at    *time.Time
 	review_sent              *bool
 	counterpart_reviewed     *bool
-	moves_sent               *int
-	addmoves_sent            *int
+	review_window_done       *bool
 	clearedFields            map[string]struct{}
 	entries                  map[string]struct{}
 	removedentries           map[string]struct{}
@@ -21261,60 +21260,40 @@ func (m *ContractMutation) ResetCounterpartReviewed() {
 	m.counterpart_reviewed = nil
 }
 
-// SetMovesSent sets the "moves_sent" field.
-func (m *ContractMutation) SetMovesSent(i int) {
-	m.moves_sent = &i
-	m.addmoves_sent = nil
+// SetReviewWindowDone sets the "review_window_done" field.
+func (m *ContractMutation) SetReviewWindowDone(b bool) {
+	m.review_window_done = &b
 }
 
-// MovesSent returns the value of the "moves_sent" field in the mutation.
-func (m *ContractMutation) MovesSent() (r int, exists bool) {
-	v := m.moves_sent
+// ReviewWindowDone returns the value of the "review_window_done" field in the mutation.
+func (m *ContractMutation) ReviewWindowDone() (r bool, exists bool) {
+	v := m.review_window_done
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldMovesSent returns the old "moves_sent" field's value of the Contract entity.
+// OldReviewWindowDone returns the old "review_window_done" field's value of the Contract entity.
 // If the Contract object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ContractMutation) OldMovesSent(ctx context.Context) (v int, err error) {
+func (m *ContractMutation) OldReviewWindowDone(ctx context.Context) (v bool, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldMovesSent is only allowed on UpdateOne operations")
+		return v, errors.New("OldReviewWindowDone is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldMovesSent requires an ID field in the mutation")
+		return v, errors.New("OldReviewWindowDone requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldMovesSent: %w", err)
+		return v, fmt.Errorf("querying old value for OldReviewWindowDone: %w", err)
 	}
-	return oldValue.MovesSent, nil
+	return oldValue.ReviewWindowDone, nil
 }
 
-// AddMovesSent adds i to the "moves_sent" field.
-func (m *ContractMutation) AddMovesSent(i int) {
-	if m.addmoves_sent != nil {
-		*m.addmoves_sent += i
-	} else {
-		m.addmoves_sent = &i
-	}
-}
-
-// AddedMovesSent returns the value that was added to the "moves_sent" field in this mutation.
-func (m *ContractMutation) AddedMovesSent() (r int, exists bool) {
-	v := m.addmoves_sent
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetMovesSent resets all changes to the "moves_sent" field.
-func (m *ContractMutation) ResetMovesSent() {
-	m.moves_sent = nil
-	m.addmoves_sent = nil
+// ResetReviewWindowDone resets all changes to the "review_window_done" field.
+func (m *ContractMutation) ResetReviewWindowDone() {
+	m.review_window_done = nil
 }
 
 // AddEntryIDs adds the "entries" edge to the ContractEntry entity by ids.
@@ -21607,8 +21586,8 @@ func (m *ContractMutation) Fields() []string {
 	if m.counterpart_reviewed != nil {
 		fields = append(fields, contract.FieldCounterpartReviewed)
 	}
-	if m.moves_sent != nil {
-		fields = append(fields, contract.FieldMovesSent)
+	if m.review_window_done != nil {
+		fields = append(fields, contract.FieldReviewWindowDone)
 	}
 	return fields
 }
@@ -21680,8 +21659,8 @@ func (m *ContractMutation) Field(name string) (ent.Value, bool) {
 		return m.ReviewSent()
 	case contract.FieldCounterpartReviewed:
 		return m.CounterpartReviewed()
-	case contract.FieldMovesSent:
-		return m.MovesSent()
+	case contract.FieldReviewWindowDone:
+		return m.ReviewWindowDone()
 	}
 	return nil, false
 }
@@ -21753,8 +21732,8 @@ func (m *ContractMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldReviewSent(ctx)
 	case contract.FieldCounterpartReviewed:
 		return m.OldCounterpartReviewed(ctx)
-	case contract.FieldMovesSent:
-		return m.OldMovesSent(ctx)
+	case contract.FieldReviewWindowDone:
+		return m.OldReviewWindowDone(ctx)
 	}
 	return nil, fmt.Errorf("unknown Contract field %s", name)
 }
@@ -21981,12 +21960,12 @@ func (m *ContractMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCounterpartReviewed(v)
 		return nil
-	case contract.FieldMovesSent:
-		v, ok := value.(int)
+	case contract.FieldReviewWindowDone:
+		v, ok := value.(bool)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetMovesSent(v)
+		m.SetReviewWindowDone(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Contract field %s", name)
@@ -22011,9 +21990,6 @@ func (m *ContractMutation) AddedFields() []string {
 	if m.addprovider_percent != nil {
 		fields = append(fields, contract.FieldProviderPercent)
 	}
-	if m.addmoves_sent != nil {
-		fields = append(fields, contract.FieldMovesSent)
-	}
 	return fields
 }
 
@@ -22032,8 +22008,6 @@ func (m *ContractMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedProviderEarnedCents()
 	case contract.FieldProviderPercent:
 		return m.AddedProviderPercent()
-	case contract.FieldMovesSent:
-		return m.AddedMovesSent()
 	}
 	return nil, false
 }
@@ -22077,13 +22051,6 @@ func (m *ContractMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddProviderPercent(v)
-		return nil
-	case contract.FieldMovesSent:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddMovesSent(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Contract numeric field %s", name)
@@ -22310,8 +22277,8 @@ func (m *ContractMutation) ResetField(name string) error {
 	case contract.FieldCounterpartReviewed:
 		m.ResetCounterpartReviewed()
 		return nil
-	case contract.FieldMovesSent:
-		m.ResetMovesSent()
+	case contract.FieldReviewWindowDone:
+		m.ResetReviewWindowDone()
 		return nil
 	}
 	return fmt.Errorf("unknown Contract field %s", name)

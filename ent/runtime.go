@@ -590,10 +590,10 @@ func init() {
 	contractDescCounterpartReviewed := contractFields[28].Descriptor()
 	// contract.DefaultCounterpartReviewed holds the default value on creation for the counterpart_reviewed field.
 	contract.DefaultCounterpartReviewed = contractDescCounterpartReviewed.Default.(bool)
-	// contractDescMovesSent is the schema descriptor for moves_sent field.
-	contractDescMovesSent := contractFields[29].Descriptor()
-	// contract.DefaultMovesSent holds the default value on creation for the moves_sent field.
-	contract.DefaultMovesSent = contractDescMovesSent.Default.(int)
+	// contractDescReviewWindowDone is the schema descriptor for review_window_done field.
+	contractDescReviewWindowDone := contractFields[29].Descriptor()
+	// contract.DefaultReviewWindowDone holds the default value on creation for the review_window_done field.
+	contract.DefaultReviewWindowDone = contractDescReviewWindowDone.Default.(bool)
 	// contractDescID is the schema descriptor for id field.
 	contractDescID := contractMixinFields0[0].Descriptor()
 	// contract.DefaultID holds the default value on creation for the id field.

@@ -77,8 +77,8 @@ const (
 	FieldReviewSent = "review_sent"
 	// FieldCounterpartReviewed holds the string denoting the counterpart_reviewed field in the database.
 	FieldCounterpartReviewed = "counterpart_reviewed"
-	// FieldMovesSent holds the string denoting the moves_sent field in the database.
-	FieldMovesSent = "moves_sent"
+	// FieldReviewWindowDone holds the string denoting the review_window_done field in the database.
+	FieldReviewWindowDone = "review_window_done"
 	// EdgeEntries holds the string denoting the entries edge name in mutations.
 	EdgeEntries = "entries"
 	// EdgeAmendments holds the string denoting the amendments edge name in mutations.
@@ -144,7 +144,7 @@ var Columns = []string{
 	FieldReviewWindowEndsAt,
 	FieldReviewSent,
 	FieldCounterpartReviewed,
-	FieldMovesSent,
+	FieldReviewWindowDone,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -168,8 +168,8 @@ var (
 	DefaultReviewSent bool
 	// DefaultCounterpartReviewed holds the default value on creation for the "counterpart_reviewed" field.
 	DefaultCounterpartReviewed bool
-	// DefaultMovesSent holds the default value on creation for the "moves_sent" field.
-	DefaultMovesSent int
+	// DefaultReviewWindowDone holds the default value on creation for the "review_window_done" field.
+	DefaultReviewWindowDone bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -417,9 +417,9 @@ func ByCounterpartReviewed(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCounterpartReviewed, opts...).ToFunc()
 }
 
-// ByMovesSent orders the results by the moves_sent field.
-func ByMovesSent(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldMovesSent, opts...).ToFunc()
+// ByReviewWindowDone orders the results by the review_window_done field.
+func ByReviewWindowDone(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReviewWindowDone, opts...).ToFunc()
 }
 
 // ByEntriesCount orders the results by entries count.

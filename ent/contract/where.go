@@ -205,9 +205,9 @@ func CounterpartReviewed(v bool) predicate.Contract {
 	return predicate.Contract(sql.FieldEQ(FieldCounterpartReviewed, v))
 }
 
-// MovesSent applies equality check predicate on the "moves_sent" field. It's identical to MovesSentEQ.
-func MovesSent(v int) predicate.Contract {
-	return predicate.Contract(sql.FieldEQ(FieldMovesSent, v))
+// ReviewWindowDone applies equality check predicate on the "review_window_done" field. It's identical to ReviewWindowDoneEQ.
+func ReviewWindowDone(v bool) predicate.Contract {
+	return predicate.Contract(sql.FieldEQ(FieldReviewWindowDone, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
@@ -1866,44 +1866,14 @@ func CounterpartReviewedNEQ(v bool) predicate.Contract {
 	return predicate.Contract(sql.FieldNEQ(FieldCounterpartReviewed, v))
 }
 
-// MovesSentEQ applies the EQ predicate on the "moves_sent" field.
-func MovesSentEQ(v int) predicate.Contract {
-	return predicate.Contract(sql.FieldEQ(FieldMovesSent, v))
+// ReviewWindowDoneEQ applies the EQ predicate on the "review_window_done" field.
+func ReviewWindowDoneEQ(v bool) predicate.Contract {
+	return predicate.Contract(sql.FieldEQ(FieldReviewWindowDone, v))
 }
 
-// MovesSentNEQ applies the NEQ predicate on the "moves_sent" field.
-func MovesSentNEQ(v int) predicate.Contract {
-	return predicate.Contract(sql.FieldNEQ(FieldMovesSent, v))
-}
-
-// MovesSentIn applies the In predicate on the "moves_sent" field.
-func MovesSentIn(vs ...int) predicate.Contract {
-	return predicate.Contract(sql.FieldIn(FieldMovesSent, vs...))
-}
-
-// MovesSentNotIn applies the NotIn predicate on the "moves_sent" field.
-func MovesSentNotIn(vs ...int) predicate.Contract {
-	return predicate.Contract(sql.FieldNotIn(FieldMovesSent, vs...))
-}
-
-// MovesSentGT applies the GT predicate on the "moves_sent" field.
-func MovesSentGT(v int) predicate.Contract {
-	return predicate.Contract(sql.FieldGT(FieldMovesSent, v))
-}
-
-// MovesSentGTE applies the GTE predicate on the "moves_sent" field.
-func MovesSentGTE(v int) predicate.Contract {
-	return predicate.Contract(sql.FieldGTE(FieldMovesSent, v))
-}
-
-// MovesSentLT applies the LT predicate on the "moves_sent" field.
-func MovesSentLT(v int) predicate.Contract {
-	return predicate.Contract(sql.FieldLT(FieldMovesSent, v))
-}
-
-// MovesSentLTE applies the LTE predicate on the "moves_sent" field.
-func MovesSentLTE(v int) predicate.Contract {
-	return predicate.Contract(sql.FieldLTE(FieldMovesSent, v))
+// ReviewWindowDoneNEQ applies the NEQ predicate on the "review_window_done" field.
+func ReviewWindowDoneNEQ(v bool) predicate.Contract {
+	return predicate.Contract(sql.FieldNEQ(FieldReviewWindowDone, v))
 }
 
 // HasEntries applies the HasEdge predicate on the "entries" edge.

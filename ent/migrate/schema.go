@@ -713,7 +713,7 @@ var (
 		{Name: "review_window_ends_at", Type: field.TypeTime, Nullable: true},
 		{Name: "review_sent", Type: field.TypeBool, Default: false},
 		{Name: "counterpart_reviewed", Type: field.TypeBool, Default: false},
-		{Name: "moves_sent", Type: field.TypeInt, Default: 0},
+		{Name: "review_window_done", Type: field.TypeBool, Default: false},
 	}
 	// ContractsTable holds the schema information for the "contracts" table.
 	ContractsTable = &schema.Table{

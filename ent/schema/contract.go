@@ -60,8 +60,9 @@ func (Contract) Fields() []ent.Field {
 		field.Bool("review_sent").Default(false),
 		// Whether the other side has reviewed (told at once, without content).
 		field.Bool("counterpart_reviewed").Default(false),
-		// The next move id this side sends its peer.
-		field.Int("moves_sent").Default(0),
+		// Whether the review window's end has been handled (reviews shown,
+		// this side's sent).
+		field.Bool("review_window_done").Default(false),
 	}
 }
 
@@ -171,7 +172,10 @@ func (ContractReview) Fields() []ent.Field {
 		field.String("contract_id").Immutable(),
 		field.Enum("by").Values(vocab.Values("contract_role")...).Immutable(),
 		field.String("reviewer_user_id").Optional().Nillable().Immutable(),
-		field.String("reviewee_user_id").Optional().Nillable().Immutable(),
+		// Set once the review is shown to its reviewee (both sides in, or the
+		// window ended): what reputation counts, so a blind review moves
+		// nothing before.
+		field.String("reviewee_user_id").Optional().Nillable(),
 		field.Int("overall").Immutable(),
 		field.Int("communication").Immutable(),
 		field.Int("quality").Immutable(),

@@ -59,6 +59,16 @@ func (sc Scope) Answer() (resolved, dropped *switchboardv1.RelayScope) {
 	return resolved, dropped
 }
 
+// RelayTaken is published in the unit of work that makes a request relay
+// from a connection's peer the recipient's queue item, so that records the
+// relay's payload opens (an engagement's contract, server/economy) are
+// made with it.
+type RelayTaken struct {
+	Relay      *ent.Relay
+	Item       *ent.QueueItem
+	Connection *ent.NetworkConnection
+}
+
 // RelayAcked is published in the unit of work that applies a peer's ack to
 // a relay this side sent, so that records waiting on the answer (an invite
 // over the network, server/groups) follow it.
@@ -169,10 +179,14 @@ func (s *Core) queueItem(ctx context.Context, tx *db.Tx, c *ent.NetworkConnectio
 	p := &auth.Principal{UserID: to.ID, Username: to.Username, Name: to.Name, Role: string(to.Role), Via: auth.ViaKey, KeyLabel: peer}
 	return s.Queue.CreateForeign(ctx, tx, p, req, queue.Foreign{RequesterEmail: c.PeerUserEmail, RequesterName: in.FromName,
 		SourceInstanceName: instanceNameOf(c), ConnectionID: c.ID, OffBoard: in.Invite}, func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
-		if _, err := create.SetItemID(it.ID).Save(ctx); err != nil {
+		row, err := create.SetItemID(it.ID).Save(ctx)
+		if err != nil {
 			return err
 		}
-		return LinkCard(ctx, tx, to.ID, it.CardID, in.CardID, c)
+		if err := LinkCard(ctx, tx, to.ID, it.CardID, in.CardID, c); err != nil {
+			return err
+		}
+		return tx.Publish(ctx, RelayTaken{Relay: row, Item: it, Connection: c})
 	})
 }
 

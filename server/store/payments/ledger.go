@@ -22,6 +22,10 @@ type Ledger struct {
 
 var _ Provider = Ledger{}
 
+// KindCaptureDeveloper is the line of a developer's share of a captured
+// execution: what the store earned them.
+const KindCaptureDeveloper = "capture_developer"
+
 // PlatformAccount is the ledger account of the store's fee.
 const PlatformAccount = "platform"
 
@@ -56,7 +60,7 @@ func (l Ledger) Capture(ctx context.Context, tx *db.Tx, executionID string) erro
 		return err
 	}
 	return tx.LedgerEntry.CreateBulk(
-		tx.LedgerEntry.Create().SetHoldID(h.ID).SetExecutionID(executionID).SetKind("capture_developer").
+		tx.LedgerEntry.Create().SetHoldID(h.ID).SetExecutionID(executionID).SetKind(KindCaptureDeveloper).
 			SetAccount(h.PayeeID).SetAmount(h.DeveloperPayout).SetCurrency(h.Currency),
 		tx.LedgerEntry.Create().SetHoldID(h.ID).SetExecutionID(executionID).SetKind("capture_platform").
 			SetAccount(PlatformAccount).SetAmount(h.PlatformFee).SetCurrency(h.Currency),
