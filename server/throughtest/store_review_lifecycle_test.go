@@ -120,7 +120,10 @@ func TestConfirmCapturesAndRecalculates(t *testing.T) {
 	}
 	ann := f.s.DB.UserReputation.Query().Where(userreputation.UserID(f.ann.ID)).OnlyX(ctx)
 	bob := f.s.DB.UserReputation.Query().Where(userreputation.UserID(f.bob.ID)).OnlyX(ctx)
-	if ann.TaskEconomyRole != "client" || *ann.AvgClientRating != 4 || ann.AvgProviderRating != nil || ann.ReviewsGiven != 1 {
+	// Ann gave the rating; she received none, so she has no client average
+	// (RULINGS "The task economy": averages of reviews received).
+	if ann.TaskEconomyRole != "client" || ann.AvgClientRating != nil || ann.AvgRating != nil || ann.AvgProviderRating != nil ||
+		ann.ReviewsGiven != 1 || ann.ReviewsReceived != 0 || ann.ReputationScore != 0 {
 		t.Fatalf("ann %+v", ann)
 	}
 	if bob.TaskEconomyRole != "provider" || *bob.AvgProviderRating != 4 || *bob.AvgRating != 4 || bob.ReputationScore != 80 ||

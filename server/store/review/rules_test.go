@@ -26,26 +26,6 @@ func TestQualityScore(t *testing.T) {
 	}
 }
 
-// Document 2 "Other records" (User reputation): role, averages and score.
-func TestReputation(t *testing.T) {
-	t.Parallel()
-	if _, ok := (Tally{}).Compute(); ok {
-		t.Fatal("no review gives a reputation")
-	}
-	r, ok := Tally{ProviderSum: 9, ProviderRated: 2, ProviderConfirmed: 3, ProviderDenied: 1}.Compute()
-	if !ok || r.Role != "provider" || *r.AvgProvider != 4.5 || r.AvgClient != nil || *r.Avg != 4.5 || r.Score != 67.5 || r.Received != 4 {
-		t.Fatalf("provider = %+v", r)
-	}
-	r, _ = Tally{ClientSum: 4, ClientRated: 1, ClientReviewed: 2, ProviderDenied: 1}.Compute()
-	if r.Role != "both" || *r.AvgClient != 4 || r.AvgProvider != nil || r.Score != 0 {
-		t.Fatalf("both = %+v", r)
-	}
-	r, _ = Tally{ClientReviewed: 1}.Compute()
-	if r.Role != "client" || r.Avg != nil || r.Score != 0 || r.Given != 1 {
-		t.Fatalf("client without ratings = %+v", r)
-	}
-}
-
 // Document 2 "Limits": review window 48 hours from reviewWidgetShownAt.
 func TestDue(t *testing.T) {
 	t.Parallel()
