@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/economy"
 	"github.com/switchboard-hq/switchboard/server/groups"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/network"
@@ -31,6 +32,9 @@ type Config struct {
 	DB     *db.DB
 	Logger *slog.Logger
 	Limits gate.Limits
+	// EconomyHoldLimit is the most a client may hold open on the ledger
+	// across its contracts, in cents (--economy-hold-limit); 0 is no limit.
+	EconomyHoldLimit int64
 	// BodyLimit caps request bodies; DefaultBodyLimit when zero.
 	BodyLimit int64
 	// BcryptCost for password hashes; bcrypt.DefaultCost when zero.
@@ -126,6 +130,10 @@ type App struct {
 	Engine *engine.Engine
 	// Assistant runs the assistant's action tags.
 	Assistant *assistant.Executor
+	// Economy is the task economy's timer (delivered contracts closing
+	// themselves, review windows ending): tests Wake it after moving the
+	// clock.
+	Economy *economy.Timer
 	// Renewals renews platform teams' plans (a hub only; nil elsewhere):
 	// tests Wake it after moving the clock.
 	Renewals *groups.RenewalTimer

@@ -40,6 +40,23 @@ func subscriptions(h *house) []db.Subscription {
 		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemRemoved) error {
 			return s.groups.ItemRemoved(ctx, tx, ev.Item)
 		}),
+		// A contract's items answer it: the offer approved accepts, rejected
+		// or deleted declines; an amendment's likewise; a question's result
+		// is the answer.
+		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemMoved) error {
+			return s.economy.ItemMoved(ctx, tx, ev.Item, ev.From)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemRemoved) error {
+			return s.economy.ItemRemoved(ctx, tx, ev.Item)
+		}),
+		// An engagement offered over the network: its relay becomes the
+		// provider's contract, and its ack answers the client's.
+		db.On(func(ctx context.Context, tx *db.Tx, ev network.RelayTaken) error {
+			return s.economy.RelayTaken(ctx, tx, ev)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev network.RelayAcked) error {
+			return s.economy.RelayAcked(ctx, tx, ev.Relay, ev.State)
+		}),
 		// An invite sent over the network is answered by its relay's ack.
 		db.On(func(ctx context.Context, tx *db.Tx, ev network.RelayAcked) error {
 			return s.groups.RelayAcked(ctx, tx, ev.Relay, ev.State)

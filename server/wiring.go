@@ -10,6 +10,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/a2a"
@@ -25,6 +26,10 @@ import (
 	"github.com/switchboard-hq/switchboard/server/contract"
 	"github.com/switchboard-hq/switchboard/server/developer"
 	"github.com/switchboard-hq/switchboard/server/documents"
+	"github.com/switchboard-hq/switchboard/server/economy"
+	"github.com/switchboard-hq/switchboard/server/economy/disputes"
+	economyoperator "github.com/switchboard-hq/switchboard/server/economy/operator"
+	economypeer "github.com/switchboard-hq/switchboard/server/economy/peer"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
@@ -42,6 +47,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/network/relays"
 	"github.com/switchboard-hq/switchboard/server/profiles"
 	"github.com/switchboard-hq/switchboard/server/queue"
+	"github.com/switchboard-hq/switchboard/server/reputation"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
@@ -82,6 +88,13 @@ type services struct {
 	groups   *groups.Core
 	teams    *groups.Teams
 	projects *groups.Projects
+	// The task economy over one core, split by who calls: the operator's
+	// contracts, a peer's moves, the admin's disputes.
+	economy      *economy.Core
+	economyOps   *economyoperator.Service
+	economyPeer  *economypeer.Service
+	economyAdmin *disputes.Service
+	netCore      *network.Core
 	// profiles is the profile pages of users and teams (ProfileService).
 	profiles *profiles.Service
 	// The hub's and the spoke's sides, split by who calls them; hub and
@@ -218,6 +231,7 @@ func (h *house) buildFederation(*App) error {
 		// A trusted peer's mode_get is the MCP door's own answer.
 		Mode: mcp.ModeOf(cfg.DB.Client, s.settings)})
 	s.network, s.peers, s.relays = operator.New(core), peers.New(core), relays.New(core)
+	s.netCore = core
 	instances := s.spoke.Credential
 	if isHub {
 		instances = s.hub.Credential
@@ -258,6 +272,9 @@ func (h *house) buildServices(*App) error {
 		Billing:   payments.Ledger{Now: cfg.now},
 		PublicURL: cfg.Executions.PublicURL, Platform: s.hub.Serving, Logger: cfg.Logger}
 	s.teams, s.projects = groups.New(s.groups)
+	s.economy = &economy.Core{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Projects: s.groups, Relays: s.relays, Net: s.netCore,
+		Reputation: reputation.Recalculate, HoldLimit: money.Cents(cfg.EconomyHoldLimit), Logger: cfg.Logger}
+	s.economyOps, s.economyPeer, s.economyAdmin = economyoperator.New(s.economy), economypeer.New(s.economy), disputes.New(s.economy)
 	// A peer's token shows it what the network sees.
 	s.profiles = &profiles.Service{DB: cfg.DB, Peer: s.peers.OptionalPeer("profiles")}
 	s.caps = &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: s.store.Secrets,
@@ -330,6 +347,8 @@ func (h *house) start(app *App) {
 	go s.network.RunPatterns(beats, h.cfg.Clock)
 	app.closers = append(app.closers, stopBeats)
 	app.Review, app.Engine, app.Assistant = h.lifetime.Review, h.lifetime.Engine, s.assistant
+	app.Economy = s.economy.StartTimer(h.cfg.Clock)
+	app.closers = append(app.closers, app.Economy.Close)
 	if s.hub.Serving {
 		// Only the managed platform bills teams.
 		app.Renewals = s.groups.StartRenewals(h.cfg.Clock)

@@ -126,6 +126,7 @@ type options struct {
 	maxStreams     int
 	maxMCPSessions int
 	maxBody        int64
+	holdLimit      int64
 	llm            llm.Config
 	debugAddr      string
 	allowPrivate   bool
@@ -202,6 +203,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	fs.Int64Var(&o.maxBody, "max-body-bytes", int64(maxBody), "request body limit in bytes (SWITCHBOARD_MAX_BODY_BYTES)")
+	holdLimit, err := envInt("SWITCHBOARD_ECONOMY_HOLD_LIMIT", 0)
+	if err != nil {
+		return o, err
+	}
+	fs.Int64Var(&o.holdLimit, "economy-hold-limit", int64(holdLimit),
+		"the most, in cents, a client may hold open on the ledger across its contracts; 0 is no limit (SWITCHBOARD_ECONOMY_HOLD_LIMIT)")
 	fs.StringVar(&o.llm.BaseURL, "llm-base-url", env("SWITCHBOARD_LLM_BASE_URL", ""), "OpenAI-compatible provider, e.g. https://host/v1; empty for none (SWITCHBOARD_LLM_BASE_URL)")
 	fs.StringVar(&o.llm.Model, "llm-model", env("SWITCHBOARD_LLM_MODEL", ""), "chat model name for the provider (SWITCHBOARD_LLM_MODEL)")
 	fs.StringVar(&o.llm.TranscriptionModel, "llm-transcription-model", env("SWITCHBOARD_LLM_TRANSCRIPTION_MODEL", ""),
@@ -319,7 +326,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.guessRateLimit <= 0 ||
-		o.maxStreams <= 0 || o.maxMCPSessions <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
+		o.holdLimit < 0 || o.maxStreams <= 0 || o.maxMCPSessions <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
 		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 {
 		return o, errors.New("limits, the heartbeats, --llm-context-tokens, --stale-after and --audit-retention must be positive")
 	}
@@ -501,7 +508,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		database.SQL.SetMaxIdleConns(min(o.dbMaxConns, 10))
 	}
 	handler, err := server.New(server.Config{
-		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
+		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat, EconomyHoldLimit: o.holdLimit,
 		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit, Heavy: o.heavyRateLimit,
 			Secret: o.guessRateLimit, StreamsPerKey: o.maxStreams, MCPSessionsPerKey: o.maxMCPSessions},
 		LLM: llm.New(o.llm), ContextTokens: o.llm.ContextTokens, AllowPrivateEndpoints: o.allowPrivate,

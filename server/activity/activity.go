@@ -37,6 +37,10 @@ func init() {
 		"sync":        {"sync_completed"},
 		"teams": {"team_created", "team_member_added", "team_member_removed", "project_created", "project_member_added",
 			"project_invite_sent", "project_invite_accepted", "project_invite_declined"},
+		// The task economy (server/economy's Actions, which its test holds to this list).
+		"economy": {"contract_offered", "contract_accepted", "contract_declined", "contract_withdrawn", "deliverable_submitted",
+			"contract_closed", "contract_disputed", "dispute_resolved", "contract_update", "contract_question", "contract_answer",
+			"scope_proposed", "scope_added", "scope_declined", "close_suggested", "review_submitted"},
 	} {
 		for _, a := range actions {
 			categories[a] = cat

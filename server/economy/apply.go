@@ -50,6 +50,9 @@ type Move struct {
 	FromItem bool
 }
 
+// answered words a yes or a no to an offer or an amendment.
+var answered = map[bool]string{true: string(vocab.AmendmentStatusAccepted), false: string(vocab.AmendmentStatusDeclined)}
+
 // EventContractMove names the outbox rows of moves sent to a peer.
 const EventContractMove = "contract_move"
 
@@ -115,7 +118,7 @@ func (s *Core) Apply(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move) (*
 	case rules.Accept, rules.Decline:
 		send = false // the offer's relay carries the answer (its ack)
 		if m.Kind == rules.Decline && HoldsMoney(c) {
-			if err := s.release(ctx, tx, c); err != nil {
+			if err := s.ledger().release(ctx, tx, c); err != nil {
 				return nil, err
 			}
 			up.SetHoldStatus(contract.HoldStatusReleased)
@@ -124,10 +127,10 @@ func (s *Core) Apply(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move) (*
 			accept := m.Kind == rules.Accept
 			later = append(later, func(c *ent.Contract) error { return s.answerOffer(ctx, tx, c, accept) })
 		}
-		summary = fmt.Sprintf("%q was %s", c.Title, map[string]string{rules.Accept: "accepted", rules.Decline: "declined"}[m.Kind])
+		summary = fmt.Sprintf("%q was %s", c.Title, answered[m.Kind == rules.Accept])
 	case rules.Withdraw:
 		if HoldsMoney(c) {
-			if err := s.release(ctx, tx, c); err != nil {
+			if err := s.ledger().release(ctx, tx, c); err != nil {
 				return nil, err
 			}
 			up.SetHoldStatus(contract.HoldStatusReleased)
@@ -189,6 +192,8 @@ func (s *Core) Apply(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move) (*
 	case rules.Update:
 		summary = fmt.Sprintf("Update on %q: %s", c.Title, m.Text)
 	case rules.Question:
+		// From the peer, ref is the question's id on the asking instance,
+		// which the answer names.
 		summary = fmt.Sprintf("Question on %q: %s", c.Title, m.Text)
 		if u := LocalUser(c, OtherSide(m.By)); u != "" {
 			it, err := s.readyItem(ctx, tx, u, c, "Answer a question on "+c.Title,
@@ -245,7 +250,7 @@ func (s *Core) Apply(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move) (*
 		accepted := m.Kind == rules.ScopeAccept
 		switch {
 		case accepted && HoldsMoney(c):
-			if err := s.hold(ctx, tx, c, *c.ClientUserID, a.PriceCents, kindHoldRaise); err != nil {
+			if err := s.ledger().hold(ctx, tx, c, *c.ClientUserID, a.PriceCents, kindHoldRaise); err != nil {
 				return nil, err
 			}
 			price := c.PriceCents + a.PriceCents
@@ -265,7 +270,7 @@ func (s *Core) Apply(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move) (*
 			}
 		}
 		if summary == "" {
-			summary = fmt.Sprintf("More scope for %q was %s: %s", c.Title, map[bool]string{true: "accepted", false: "declined"}[accepted], a.Item)
+			summary = fmt.Sprintf("More scope for %q was %s: %s", c.Title, answered[accepted], a.Item)
 		}
 	case rules.SuggestClose:
 		summary = fmt.Sprintf("The provider suggests closing %q", c.Title)
@@ -289,8 +294,12 @@ func (s *Core) Apply(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move) (*
 			return nil, err
 		}
 	}
-	if err := s.writeEntry(ctx, tx, c, e); err != nil {
+	entryID, err := s.writeEntry(ctx, tx, c, e)
+	if err != nil {
 		return nil, err
+	}
+	if out != nil && m.Kind == rules.Question {
+		out.Ref = &entryID // the answer names it
 	}
 	if err := s.tell(ctx, tx, c, m, actions[m.Kind], summary); err != nil {
 		return nil, err
@@ -307,7 +316,7 @@ func (s *Core) Apply(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move) (*
 // what the client's reported (m.Amount); answers the provider's credit.
 func (s *Core) pay(ctx context.Context, tx *db.Tx, c *ent.Contract, up *ent.ContractUpdateOne, p rules.Payout, m Move) (money.Cents, error) {
 	if HoldsMoney(c) {
-		if err := s.settle(ctx, tx, c, p); err != nil {
+		if err := s.ledger().settle(ctx, tx, c, p); err != nil {
 			return 0, err
 		}
 		hold := contract.HoldStatusCaptured
@@ -323,7 +332,7 @@ func (s *Core) pay(ctx context.Context, tx *db.Tx, c *ent.Contract, up *ent.Cont
 		return p.Provider, nil
 	}
 	if m.Amount > 0 {
-		if err := s.earned(ctx, tx, c, m.Amount); err != nil {
+		if err := s.ledger().earned(ctx, tx, c, m.Amount); err != nil {
 			return 0, err
 		}
 	}
@@ -344,7 +353,7 @@ type entry struct {
 	kind, by, text, url, documentID, ref, itemID, peerMoveID string
 }
 
-func (s *Core) writeEntry(ctx context.Context, tx *db.Tx, c *ent.Contract, e entry) error {
+func (s *Core) writeEntry(ctx context.Context, tx *db.Tx, c *ent.Contract, e entry) (string, error) {
 	now := s.now()
 	create := tx.ContractEntry.Create().SetContractID(c.ID).SetKind(contractentry.Kind(e.kind)).
 		SetNillableText(opt(e.text)).SetNillableURL(opt(e.url)).SetNillableDocumentID(opt(e.documentID)).
@@ -353,7 +362,11 @@ func (s *Core) writeEntry(ctx context.Context, tx *db.Tx, c *ent.Contract, e ent
 	if e.by == rules.Client || e.by == rules.Provider {
 		create.SetBy(contractentry.By(e.by))
 	}
-	return create.Exec(ctx)
+	row, err := create.Save(ctx)
+	if err != nil {
+		return "", err
+	}
+	return row.ID, nil
 }
 
 // tell writes the move's activity for each local side and a comms message

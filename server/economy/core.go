@@ -63,9 +63,7 @@ type Core struct {
 	// ledger across its contracts, in cents (--economy-hold-limit); 0 is
 	// no limit. A hold or a raise beyond it is refused with 402.
 	HoldLimit money.Cents
-	// Currency is a hire's currency when it names none.
-	Currency string
-	Logger   *slog.Logger
+	Logger    *slog.Logger
 }
 
 func (s *Core) now() time.Time { return s.Now().UTC() }
@@ -73,10 +71,3 @@ func (s *Core) now() time.Time { return s.Now().UTC() }
 // DefaultCurrency is a hire's currency when neither the request nor the
 // instance names one.
 const DefaultCurrency = "USD"
-
-func (s *Core) currency() string {
-	if s.Currency != "" {
-		return s.Currency
-	}
-	return DefaultCurrency
-}

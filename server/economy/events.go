@@ -76,7 +76,7 @@ func (s *Core) RelayTaken(ctx context.Context, tx *db.Tx, ev network.RelayTaken)
 		return err
 	}
 	return activity.Write(ctx, tx, activity.Entry{UserID: ev.Relay.UserID, Action: "contract_offered", Actor: peerName(c), At: now,
-		Summary: "Offered " + strconv.Quote(title) + " for " + cents(p, currency) + " over the network",
+		Summary:  "Offered " + strconv.Quote(title) + " for " + cents(p, currency) + " over the network",
 		Metadata: map[string]any{"contractId": row.ID, "role": rules.Provider, "connectionId": c.ID}})
 }
 

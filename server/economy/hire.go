@@ -133,7 +133,7 @@ func (s *Core) Hire(ctx context.Context, h Hire) (*ent.Contract, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := s.hold(ctx, tx, c, h.Client.UserID, h.Price, kindHold); err != nil {
+		if err := s.ledger().hold(ctx, tx, c, h.Client.UserID, h.Price, kindHold); err != nil {
 			return nil, err
 		}
 		summary := fmt.Sprintf("Offered %q for %s", h.Title, cents(h.Price, h.Currency))

@@ -3,6 +3,7 @@ package economy
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/contract"
@@ -45,19 +46,29 @@ var (
 // CodePaymentRequired is the refusal of a hold the ledger will not take.
 const CodePaymentRequired = "PAYMENT_REQUIRED"
 
+// ledger writes a contract's lines on the injected clock, holding no more
+// than limit open per client (0: no limit).
+type ledger struct {
+	now   func() time.Time
+	limit money.Cents
+}
+
+func (s *Core) ledger() ledger { return ledger{now: s.now, limit: s.HoldLimit} }
+
 type line struct {
 	kind, account string
 	amount        money.Cents
 }
 
-func (s *Core) journal(ctx context.Context, tx *db.Tx, c *ent.Contract, lines ...line) error {
+func (l ledger) journal(ctx context.Context, tx *db.Tx, c *ent.Contract, lines ...line) error {
 	bulk := make([]*ent.LedgerEntryCreate, 0, len(lines))
-	for _, l := range lines {
-		if l.amount == 0 {
+	now := l.now()
+	for _, ln := range lines {
+		if ln.amount == 0 {
 			continue
 		}
-		bulk = append(bulk, tx.LedgerEntry.Create().SetHoldID(c.ID).SetExecutionID(c.ID).SetKind(LedgerPrefix+l.kind).
-			SetAccount(l.account).SetAmount(l.amount).SetCurrency(c.Currency).SetCreatedAt(s.now()).SetUpdatedAt(s.now()))
+		bulk = append(bulk, tx.LedgerEntry.Create().SetHoldID(c.ID).SetExecutionID(c.ID).SetKind(LedgerPrefix+ln.kind).
+			SetAccount(ln.account).SetAmount(ln.amount).SetCurrency(c.Currency).SetCreatedAt(now).SetUpdatedAt(now))
 	}
 	if len(bulk) == 0 {
 		return nil
@@ -67,12 +78,12 @@ func (s *Core) journal(ctx context.Context, tx *db.Tx, c *ent.Contract, lines ..
 
 // hold takes amount more from the client into escrow, refused with 402
 // when the client's open holds would pass the instance's limit.
-func (s *Core) hold(ctx context.Context, tx *db.Tx, c *ent.Contract, clientID string, amount money.Cents, kind string) error {
-	if s.HoldLimit > 0 {
+func (l ledger) hold(ctx context.Context, tx *db.Tx, c *ent.Contract, clientID string, amount money.Cents, kind string) error {
+	if l.limit > 0 {
 		if err := tx.Serialize(ctx, "economy hold "+clientID); err != nil {
 			return err
 		}
-		open, err := s.openHolds(ctx, tx, clientID, c.ID)
+		open, err := l.openHolds(ctx, tx, clientID, c.ID)
 		if err != nil {
 			return err
 		}
@@ -80,19 +91,19 @@ func (s *Core) hold(ctx context.Context, tx *db.Tx, c *ent.Contract, clientID st
 		if kind == kindHold {
 			held = 0
 		}
-		if open+held+amount > s.HoldLimit {
+		if open+held+amount > l.limit {
 			return &apperr.Error{Kind: apperr.KindPaymentRequired,
 				Message: fmt.Sprintf("the ledger refuses to hold %s more: this account holds %s open and may hold at most %s",
-					cents(amount, c.Currency), cents(open+held, c.Currency), cents(s.HoldLimit, c.Currency)),
+					cents(amount, c.Currency), cents(open+held, c.Currency), cents(l.limit, c.Currency)),
 				Detail: &switchboardv1.ErrorInfo{Code: CodePaymentRequired}}
 		}
 	}
-	return s.journal(ctx, tx, c, line{kind, clientID, -amount}, line{kind, Escrow, amount})
+	return l.journal(ctx, tx, c, line{kind, clientID, -amount}, line{kind, Escrow, amount})
 }
 
 // openHolds sums the prices the client holds open on contracts other than
 // except.
-func (s *Core) openHolds(ctx context.Context, tx *db.Tx, clientID, except string) (money.Cents, error) {
+func (l ledger) openHolds(ctx context.Context, tx *db.Tx, clientID, except string) (money.Cents, error) {
 	rows, err := tx.Contract.Query().Where(contract.ClientUserID(clientID), contract.IDNEQ(except),
 		contract.HoldStatusIn(contract.HoldStatusHeld, contract.HoldStatusFrozen)).
 		Select(contract.FieldPriceCents).All(ctx)
@@ -108,13 +119,13 @@ func (s *Core) openHolds(ctx context.Context, tx *db.Tx, clientID, except string
 
 // release gives the client the whole price back (a declined or withdrawn
 // offer).
-func (s *Core) release(ctx context.Context, tx *db.Tx, c *ent.Contract) error {
-	return s.journal(ctx, tx, c, line{kindRelease, Escrow, -c.PriceCents}, line{kindRelease, *c.ClientUserID, c.PriceCents})
+func (l ledger) release(ctx context.Context, tx *db.Tx, c *ent.Contract) error {
+	return l.journal(ctx, tx, c, line{kindRelease, Escrow, -c.PriceCents}, line{kindRelease, *c.ClientUserID, c.PriceCents})
 }
 
 // settle pays out escrow as p says: the provider's share, the fee, the
 // client's refund.
-func (s *Core) settle(ctx context.Context, tx *db.Tx, c *ent.Contract, p rules.Payout) error {
+func (l ledger) settle(ctx context.Context, tx *db.Tx, c *ent.Contract, p rules.Payout) error {
 	provider := PeerAccount + deref(c.ConnectionID)
 	if c.ProviderUserID != nil {
 		provider = *c.ProviderUserID
@@ -123,15 +134,15 @@ func (s *Core) settle(ctx context.Context, tx *db.Tx, c *ent.Contract, p rules.P
 	if Remote(c) {
 		kind = kindCapture
 	}
-	return s.journal(ctx, tx, c,
+	return l.journal(ctx, tx, c,
 		line{kindCapture, Escrow, -(p.Provider + p.Fee)}, line{kind, provider, p.Provider}, line{kindFee, PlatformAccount, p.Fee},
 		line{kindRefund, Escrow, -p.Refund}, line{kindRefund, *c.ClientUserID, p.Refund})
 }
 
 // earned records, on the provider's instance, what the client's instance
 // reported paying.
-func (s *Core) earned(ctx context.Context, tx *db.Tx, c *ent.Contract, amount money.Cents) error {
-	return s.journal(ctx, tx, c, line{kindEarning, *c.ProviderUserID, amount},
+func (l ledger) earned(ctx context.Context, tx *db.Tx, c *ent.Contract, amount money.Cents) error {
+	return l.journal(ctx, tx, c, line{kindEarning, *c.ProviderUserID, amount},
 		line{kindEarning, PeerAccount + deref(c.ConnectionID), -amount})
 }
 

@@ -59,7 +59,7 @@ func (s *Core) Review(ctx context.Context, tx *db.Tx, c *ent.Contract, side, act
 		SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.writeEntry(ctx, tx, c, entry{kind: rules.Review, by: side}); err != nil {
+	if _, err := s.writeEntry(ctx, tx, c, entry{kind: rules.Review, by: side}); err != nil {
 		return nil, err
 	}
 	if err := s.tell(ctx, tx, c, Move{Kind: rules.Review, By: side, Actor: actor}, actions[rules.Review],
