@@ -158,7 +158,7 @@ func (s *Core) Apply(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move) (*
 			return nil, err
 		}
 		if out != nil {
-			out.AmountCents = int64(paid)
+			out.AmountCents = wire(paid)
 		}
 		summary = fmt.Sprintf("%q was closed: %s paid to the provider", c.Title, cents(paid, c.Currency))
 		if m.Kind == rules.Expire {
@@ -182,7 +182,7 @@ func (s *Core) Apply(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move) (*
 			return nil, err
 		}
 		if out != nil {
-			out.AmountCents, out.Outcome = int64(paid), &m.Outcome
+			out.AmountCents, out.Outcome = wire(paid), &m.Outcome
 			if m.Percent > 0 {
 				v := int32(m.Percent) //nolint:gosec // 1 to 99
 				out.ProviderPercent = &v
@@ -219,7 +219,7 @@ func (s *Core) Apply(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move) (*
 		}
 		e.ref = fmt.Sprint(m.N)
 		if out != nil {
-			out.AmountCents, out.Ref = int64(m.Amount), &e.ref
+			out.AmountCents, out.Ref = wire(m.Amount), &e.ref
 		}
 		summary = fmt.Sprintf("More scope proposed for %q (+%s): %s", c.Title, cents(m.Amount, c.Currency), m.Text)
 		if u := LocalUser(c, rules.Provider); u != "" {

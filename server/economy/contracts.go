@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contract"
 	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/economy/rules"
 )
@@ -114,9 +115,9 @@ func (s *Core) Render(ctx context.Context, cl *ent.Client, c *ent.Contract, side
 	out := &switchboardv1.Contract{
 		Id: c.ID, ProjectId: c.ProjectID, ClientUserId: c.ClientUserID,
 		Client: s.party(ctx, cl, c, rules.Client), Provider: s.party(ctx, cl, c, rules.Provider),
-		TaskType: c.TaskType, Title: c.Title, Scope: c.Scope, PriceCents: int64(c.PriceCents), FeeCents: int64(c.FeeCents),
+		TaskType: c.TaskType, Title: c.Title, Scope: c.Scope, PriceCents: wire(c.PriceCents), FeeCents: wire(c.FeeCents),
 		Currency: c.Currency, DueAt: optTS(c.DueAt), Status: string(c.Status), PaymentHoldStatus: string(c.HoldStatus),
-		RefundedCents: int64(c.RefundedCents), ProviderEarnedCents: int64(c.ProviderEarnedCents), Role: side,
+		RefundedCents: wire(c.RefundedCents), ProviderEarnedCents: wire(c.ProviderEarnedCents), Role: side,
 		OriginContractId: c.OriginContractID, DisputeReason: c.DisputeReason, DeliveredAt: optTS(c.DeliveredAt),
 		ClosedAt: optTS(c.ClosedAt), ReviewWindowEndsAt: optTS(c.ReviewWindowEndsAt),
 		CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),
@@ -161,7 +162,7 @@ func (s *Core) Detail(ctx context.Context, cl *ent.Client, c *ent.Contract, side
 	}
 	for _, a := range amends {
 		out.Amendments = append(out.Amendments, &switchboardv1.ContractAmendment{N: int32(a.N), Item: a.Item, //nolint:gosec // at most 50 amendments
-			PriceCents: int64(a.PriceCents), Status: string(a.Status), CreatedAt: ts(a.CreatedAt)})
+			PriceCents: wire(a.PriceCents), Status: string(a.Status), CreatedAt: ts(a.CreatedAt)})
 	}
 	both := false
 	for _, r := range reviews {
@@ -201,3 +202,10 @@ func RenderReview(r *ent.ContractReview, own bool) *switchboardv1.ContractReview
 	}
 	return out
 }
+
+// Wire is an amount as the contract's …Cents fields carry it (JSON
+// integers, RULINGS reconciliation 18): a price is at most 100,000,000
+// cents, so every amount of a contract fits.
+func Wire(c money.Cents) int32 { return int32(c) } //nolint:gosec // bounded by the price's limit
+
+func wire(c money.Cents) int32 { return Wire(c) }

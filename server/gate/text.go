@@ -62,10 +62,13 @@ func checkPath(p *contract.Procedure, params map[string]string) error {
 		return nil
 	}
 	m := dynamicpb.NewMessage(p.Descriptor.Input())
+	fields := make([]string, 0, len(params))
 	for name, v := range params {
-		setString(m, strings.Split(name, "."), v)
+		path := strings.Split(name, ".")
+		setString(m, path, v)
+		fields = append(fields, path[0])
 	}
-	return input.Check(m)
+	return input.CheckOnly(m, fields)
 }
 
 // setString sets the string field at path; other kinds are left to the

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"buf.build/go/protovalidate"
@@ -79,4 +81,41 @@ func Call[Req proto.Message, Resp any](ctx context.Context, fn func(context.Cont
 		return zero, err
 	}
 	return fn(ctx, req)
+}
+
+// every reports all of a message's violations, for CheckOnly.
+var every = sync.OnceValue(func() protovalidate.Validator {
+	v, err := protovalidate.New()
+	if err != nil {
+		panic(fmt.Sprintf("input: protovalidate: %v", err))
+	}
+	return v
+})
+
+// CheckOnly is Check for a message of which only the fields named (their
+// first path element, a proto name) are set, such as a REST route's path
+// parameters before the body is read: the rules of the other fields, which
+// the body fills, are not this check's.
+func CheckOnly(m proto.Message, fields []string) error {
+	if err := walkStrings(m.ProtoReflect(), "", func(fd protoreflect.FieldDescriptor, s string, at where) error {
+		if err := textRule(fd, s, at); err != nil {
+			return err
+		}
+		return vocabularyRule(fd, s, at)
+	}); err != nil {
+		return err
+	}
+	err := every().Validate(m)
+	var verr *protovalidate.ValidationError
+	if err == nil || !errors.As(err, &verr) {
+		return err
+	}
+	md := m.ProtoReflect().Descriptor()
+	for _, v := range verr.Violations {
+		els := v.Proto.GetField().GetElements()
+		if len(els) > 0 && slices.Contains(fields, els[0].GetFieldName()) {
+			return refusal(md, v)
+		}
+	}
+	return nil
 }

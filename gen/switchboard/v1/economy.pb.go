@@ -108,18 +108,18 @@ type Contract struct {
 	TaskType     string         `protobuf:"bytes,6,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
 	Title        string         `protobuf:"bytes,7,opt,name=title,proto3" json:"title,omitempty"`
 	Scope        []string       `protobuf:"bytes,8,rep,name=scope,proto3" json:"scope,omitempty"`
-	PriceCents   int64          `protobuf:"varint,9,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	PriceCents   int32          `protobuf:"varint,9,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	// ceil(10 percent) of the price, taken at capture.
-	FeeCents int64                  `protobuf:"varint,10,opt,name=fee_cents,json=feeCents,proto3" json:"fee_cents,omitempty"`
+	FeeCents int32                  `protobuf:"varint,10,opt,name=fee_cents,json=feeCents,proto3" json:"fee_cents,omitempty"`
 	Currency string                 `protobuf:"bytes,11,opt,name=currency,proto3" json:"currency,omitempty"`
 	DueAt    *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=due_at,json=dueAt,proto3,oneof" json:"due_at,omitempty"`
 	Status   string                 `protobuf:"bytes,13,opt,name=status,proto3" json:"status,omitempty"`
 	// Where the money stands on the client's ledger (the provider's side
 	// shows what its peer reported).
 	PaymentHoldStatus string `protobuf:"bytes,14,opt,name=payment_hold_status,json=paymentHoldStatus,proto3" json:"payment_hold_status,omitempty"`
-	RefundedCents     int64  `protobuf:"varint,15,opt,name=refunded_cents,json=refundedCents,proto3" json:"refunded_cents,omitempty"`
+	RefundedCents     int32  `protobuf:"varint,15,opt,name=refunded_cents,json=refundedCents,proto3" json:"refunded_cents,omitempty"`
 	// What the provider was credited (after the fee), once paid.
-	ProviderEarnedCents int64 `protobuf:"varint,16,opt,name=provider_earned_cents,json=providerEarnedCents,proto3" json:"provider_earned_cents,omitempty"`
+	ProviderEarnedCents int32 `protobuf:"varint,16,opt,name=provider_earned_cents,json=providerEarnedCents,proto3" json:"provider_earned_cents,omitempty"`
 	// The caller's side.
 	Role string `protobuf:"bytes,17,opt,name=role,proto3" json:"role,omitempty"`
 	// The other instance's id of this contract, when the sides are on two.
@@ -223,14 +223,14 @@ func (x *Contract) GetScope() []string {
 	return nil
 }
 
-func (x *Contract) GetPriceCents() int64 {
+func (x *Contract) GetPriceCents() int32 {
 	if x != nil {
 		return x.PriceCents
 	}
 	return 0
 }
 
-func (x *Contract) GetFeeCents() int64 {
+func (x *Contract) GetFeeCents() int32 {
 	if x != nil {
 		return x.FeeCents
 	}
@@ -265,14 +265,14 @@ func (x *Contract) GetPaymentHoldStatus() string {
 	return ""
 }
 
-func (x *Contract) GetRefundedCents() int64 {
+func (x *Contract) GetRefundedCents() int32 {
 	if x != nil {
 		return x.RefundedCents
 	}
 	return 0
 }
 
-func (x *Contract) GetProviderEarnedCents() int64 {
+func (x *Contract) GetProviderEarnedCents() int32 {
 	if x != nil {
 		return x.ProviderEarnedCents
 	}
@@ -457,7 +457,7 @@ type ContractAmendment struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	N             int32                  `protobuf:"varint,1,opt,name=n,proto3" json:"n,omitempty"`
 	Item          string                 `protobuf:"bytes,2,opt,name=item,proto3" json:"item,omitempty"`
-	PriceCents    int64                  `protobuf:"varint,3,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	PriceCents    int32                  `protobuf:"varint,3,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	Status        string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -508,7 +508,7 @@ func (x *ContractAmendment) GetItem() string {
 	return ""
 }
 
-func (x *ContractAmendment) GetPriceCents() int64 {
+func (x *ContractAmendment) GetPriceCents() int32 {
 	if x != nil {
 		return x.PriceCents
 	}
@@ -655,7 +655,7 @@ type HireProviderRequest struct {
 	TaskType   string         `protobuf:"bytes,2,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
 	Title      string         `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
 	Scope      []string       `protobuf:"bytes,4,rep,name=scope,proto3" json:"scope,omitempty"`
-	PriceCents int64          `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	PriceCents int32          `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	// ISO 4217; the instance's currency when absent.
 	Currency      string                 `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
 	DueAt         *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=due_at,json=dueAt,proto3,oneof" json:"due_at,omitempty"`
@@ -721,7 +721,7 @@ func (x *HireProviderRequest) GetScope() []string {
 	return nil
 }
 
-func (x *HireProviderRequest) GetPriceCents() int64 {
+func (x *HireProviderRequest) GetPriceCents() int32 {
 	if x != nil {
 		return x.PriceCents
 	}
@@ -1355,7 +1355,7 @@ type ProposeContractScopeRequest struct {
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	Item  string                 `protobuf:"bytes,2,opt,name=item,proto3" json:"item,omitempty"`
 	// What the item adds to the price; 0 when nothing.
-	PriceCents    int64 `protobuf:"varint,3,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	PriceCents    int32 `protobuf:"varint,3,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1404,7 +1404,7 @@ func (x *ProposeContractScopeRequest) GetItem() string {
 	return ""
 }
 
-func (x *ProposeContractScopeRequest) GetPriceCents() int64 {
+func (x *ProposeContractScopeRequest) GetPriceCents() int32 {
 	if x != nil {
 		return x.PriceCents
 	}
@@ -1412,9 +1412,10 @@ func (x *ProposeContractScopeRequest) GetPriceCents() int64 {
 }
 
 type AnswerContractScopeRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	N             int32                  `protobuf:"varint,2,opt,name=n,proto3" json:"n,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The amendment's number (1 is the first).
+	N             int32 `protobuf:"varint,2,opt,name=n,proto3" json:"n,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1647,7 +1648,7 @@ type FindProvidersRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TaskType      string                 `protobuf:"bytes,1,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
 	Skills        []string               `protobuf:"bytes,2,rep,name=skills,proto3" json:"skills,omitempty"`
-	MaxPriceCents int64                  `protobuf:"varint,3,opt,name=max_price_cents,json=maxPriceCents,proto3" json:"max_price_cents,omitempty"`
+	MaxPriceCents int32                  `protobuf:"varint,3,opt,name=max_price_cents,json=maxPriceCents,proto3" json:"max_price_cents,omitempty"`
 	Limit         int32                  `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1697,7 +1698,7 @@ func (x *FindProvidersRequest) GetSkills() []string {
 	return nil
 }
 
-func (x *FindProvidersRequest) GetMaxPriceCents() int64 {
+func (x *FindProvidersRequest) GetMaxPriceCents() int32 {
 	if x != nil {
 		return x.MaxPriceCents
 	}
@@ -1717,7 +1718,7 @@ type ProviderMatch struct {
 	Provider     *ContractParty         `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
 	CapabilityId string                 `protobuf:"bytes,2,opt,name=capability_id,json=capabilityId,proto3" json:"capability_id,omitempty"`
 	TaskType     string                 `protobuf:"bytes,3,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
-	PriceCents   int64                  `protobuf:"varint,4,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	PriceCents   int32                  `protobuf:"varint,4,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	Currency     string                 `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
 	PricingModel string                 `protobuf:"bytes,6,opt,name=pricing_model,json=pricingModel,proto3" json:"pricing_model,omitempty"`
 	// 0 to 1: route_task's score with price fit.
@@ -1778,7 +1779,7 @@ func (x *ProviderMatch) GetTaskType() string {
 	return ""
 }
 
-func (x *ProviderMatch) GetPriceCents() int64 {
+func (x *ProviderMatch) GetPriceCents() int32 {
 	if x != nil {
 		return x.PriceCents
 	}
@@ -1916,7 +1917,7 @@ type EconomyLedgerRow struct {
 	ContractId string                 `protobuf:"bytes,2,opt,name=contract_id,json=contractId,proto3" json:"contract_id,omitempty"`
 	Kind       string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
 	// Signed: negative is money leaving the account.
-	AmountCents   int64                  `protobuf:"varint,4,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	AmountCents   int32                  `protobuf:"varint,4,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
 	Currency      string                 `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1974,7 +1975,7 @@ func (x *EconomyLedgerRow) GetKind() string {
 	return ""
 }
 
-func (x *EconomyLedgerRow) GetAmountCents() int64 {
+func (x *EconomyLedgerRow) GetAmountCents() int32 {
 	if x != nil {
 		return x.AmountCents
 	}
@@ -2060,8 +2061,8 @@ func (x *ListEconomyLedgerResponse) GetTotals() []*EconomyEarnings {
 type EconomyEarnings struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	Currency        string                 `protobuf:"bytes,1,opt,name=currency,proto3" json:"currency,omitempty"`
-	EngagementCents int64                  `protobuf:"varint,2,opt,name=engagement_cents,json=engagementCents,proto3" json:"engagement_cents,omitempty"`
-	StoreCents      int64                  `protobuf:"varint,3,opt,name=store_cents,json=storeCents,proto3" json:"store_cents,omitempty"`
+	EngagementCents int32                  `protobuf:"varint,2,opt,name=engagement_cents,json=engagementCents,proto3" json:"engagement_cents,omitempty"`
+	StoreCents      int32                  `protobuf:"varint,3,opt,name=store_cents,json=storeCents,proto3" json:"store_cents,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -2103,14 +2104,14 @@ func (x *EconomyEarnings) GetCurrency() string {
 	return ""
 }
 
-func (x *EconomyEarnings) GetEngagementCents() int64 {
+func (x *EconomyEarnings) GetEngagementCents() int32 {
 	if x != nil {
 		return x.EngagementCents
 	}
 	return 0
 }
 
-func (x *EconomyEarnings) GetStoreCents() int64 {
+func (x *EconomyEarnings) GetStoreCents() int32 {
 	if x != nil {
 		return x.StoreCents
 	}
@@ -2305,7 +2306,7 @@ type ReceiveContractMoveRequest struct {
 	Ref                *string `protobuf:"bytes,7,opt,name=ref,proto3,oneof" json:"ref,omitempty"`
 	// Money the move carries: the provider's earning on a close or a
 	// resolution, an amendment's price.
-	AmountCents int64 `protobuf:"varint,8,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	AmountCents int32 `protobuf:"varint,8,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
 	// The scores of a review, sent when both are in or the window ends.
 	Review          *ContractReview        `protobuf:"bytes,9,opt,name=review,proto3" json:"review,omitempty"`
 	Outcome         *string                `protobuf:"bytes,10,opt,name=outcome,proto3,oneof" json:"outcome,omitempty"`
@@ -2394,7 +2395,7 @@ func (x *ReceiveContractMoveRequest) GetRef() string {
 	return ""
 }
 
-func (x *ReceiveContractMoveRequest) GetAmountCents() int64 {
+func (x *ReceiveContractMoveRequest) GetAmountCents() int32 {
 	if x != nil {
 		return x.AmountCents
 	}
@@ -2506,16 +2507,16 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\ttask_type\x18\x06 \x01(\tR\btaskType\x12\x14\n" +
 	"\x05title\x18\a \x01(\tR\x05title\x12\x14\n" +
 	"\x05scope\x18\b \x03(\tR\x05scope\x12\x1f\n" +
-	"\vprice_cents\x18\t \x01(\x03R\n" +
+	"\vprice_cents\x18\t \x01(\x05R\n" +
 	"priceCents\x12\x1b\n" +
 	"\tfee_cents\x18\n" +
-	" \x01(\x03R\bfeeCents\x12\x1a\n" +
+	" \x01(\x05R\bfeeCents\x12\x1a\n" +
 	"\bcurrency\x18\v \x01(\tR\bcurrency\x126\n" +
 	"\x06due_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampH\x02R\x05dueAt\x88\x01\x01\x12+\n" +
 	"\x06status\x18\r \x01(\tB\x13\xba\xf5\x18\x0fcontract_statusR\x06status\x12H\n" +
 	"\x13payment_hold_status\x18\x0e \x01(\tB\x18\xba\xf5\x18\x14contract_hold_statusR\x11paymentHoldStatus\x12%\n" +
-	"\x0erefunded_cents\x18\x0f \x01(\x03R\rrefundedCents\x122\n" +
-	"\x15provider_earned_cents\x18\x10 \x01(\x03R\x13providerEarnedCents\x12%\n" +
+	"\x0erefunded_cents\x18\x0f \x01(\x05R\rrefundedCents\x122\n" +
+	"\x15provider_earned_cents\x18\x10 \x01(\x05R\x13providerEarnedCents\x12%\n" +
 	"\x04role\x18\x11 \x01(\tB\x11\xba\xf5\x18\rcontract_roleR\x04role\x121\n" +
 	"\x12origin_contract_id\x18\x12 \x01(\tH\x03R\x10originContractId\x88\x01\x01\x12*\n" +
 	"\x0edispute_reason\x18\x13 \x01(\tH\x04R\rdisputeReason\x88\x01\x01\x12A\n" +
@@ -2558,7 +2559,7 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x11ContractAmendment\x12\f\n" +
 	"\x01n\x18\x01 \x01(\x05R\x01n\x12\x12\n" +
 	"\x04item\x18\x02 \x01(\tR\x04item\x12\x1f\n" +
-	"\vprice_cents\x18\x03 \x01(\x03R\n" +
+	"\vprice_cents\x18\x03 \x01(\x05R\n" +
 	"priceCents\x12,\n" +
 	"\x06status\x18\x04 \x01(\tB\x14\xba\xf5\x18\x10amendment_statusR\x06status\x129\n" +
 	"\n" +
@@ -2587,7 +2588,7 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\ttask_type\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01R\btaskType\x12\"\n" +
 	"\x05title\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xc8\x01\xe8\xf3\x18\x01R\x05title\x12%\n" +
 	"\x05scope\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xd0\x0fR\x05scope\x121\n" +
-	"\vprice_cents\x18\x05 \x01(\x03B\x10\xbaH\t\"\a\x18\x80\xc2\xd7/ \x00\xe8\xf3\x18\x01R\n" +
+	"\vprice_cents\x18\x05 \x01(\x05B\x10\xbaH\t\x1a\a\x18\x80\xc2\xd7/ \x00\xe8\xf3\x18\x01R\n" +
 	"priceCents\x12#\n" +
 	"\bcurrency\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18\x03R\bcurrency\x126\n" +
 	"\x06due_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x05dueAt\x88\x01\x01B\t\n" +
@@ -2640,11 +2641,11 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x1bProposeContractScopeRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12 \n" +
 	"\x04item\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xd0\x0f\xe8\xf3\x18\x01R\x04item\x12-\n" +
-	"\vprice_cents\x18\x03 \x01(\x03B\f\xbaH\t\"\a\x18\x80\xc2\xd7/(\x00R\n" +
-	"priceCents\"L\n" +
+	"\vprice_cents\x18\x03 \x01(\x05B\f\xbaH\t\x1a\a\x18\x80\xc2\xd7/(\x00R\n" +
+	"priceCents\"C\n" +
 	"\x1aAnswerContractScopeRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\x15\n" +
-	"\x01n\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x01R\x01n\"\x92\x02\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\f\n" +
+	"\x01n\x18\x02 \x01(\x05R\x01n\"\x92\x02\n" +
 	"\x15ReviewContractRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12'\n" +
 	"\aoverall\x18\x02 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\aoverall\x123\n" +
@@ -2665,13 +2666,13 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x14FindProvidersRequest\x12(\n" +
 	"\ttask_type\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01R\btaskType\x12&\n" +
 	"\x06skills\x18\x02 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10\x14\"\x04r\x02\x18dR\x06skills\x12/\n" +
-	"\x0fmax_price_cents\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\rmaxPriceCents\x12\x14\n" +
+	"\x0fmax_price_cents\x18\x03 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\rmaxPriceCents\x12\x14\n" +
 	"\x05limit\x18\x04 \x01(\x05R\x05limit\"\xa1\x02\n" +
 	"\rProviderMatch\x129\n" +
 	"\bprovider\x18\x01 \x01(\v2\x1d.switchboard.v1.ContractPartyR\bprovider\x12#\n" +
 	"\rcapability_id\x18\x02 \x01(\tR\fcapabilityId\x12\x1b\n" +
 	"\ttask_type\x18\x03 \x01(\tR\btaskType\x12\x1f\n" +
-	"\vprice_cents\x18\x04 \x01(\x03R\n" +
+	"\vprice_cents\x18\x04 \x01(\x05R\n" +
 	"priceCents\x12\x1a\n" +
 	"\bcurrency\x18\x05 \x01(\tR\bcurrency\x12#\n" +
 	"\rpricing_model\x18\x06 \x01(\tR\fpricingModel\x12\x14\n" +
@@ -2687,7 +2688,7 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\vcontract_id\x18\x02 \x01(\tR\n" +
 	"contractId\x12+\n" +
 	"\x04kind\x18\x03 \x01(\tB\x17\xba\xf5\x18\x13economy_ledger_kindR\x04kind\x12!\n" +
-	"\famount_cents\x18\x04 \x01(\x03R\vamountCents\x12\x1a\n" +
+	"\famount_cents\x18\x04 \x01(\x05R\vamountCents\x12\x1a\n" +
 	"\bcurrency\x18\x05 \x01(\tR\bcurrency\x129\n" +
 	"\n" +
 	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xc6\x01\n" +
@@ -2699,8 +2700,8 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x06totals\x18\x03 \x03(\v2\x1f.switchboard.v1.EconomyEarningsR\x06totals\"y\n" +
 	"\x0fEconomyEarnings\x12\x1a\n" +
 	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12)\n" +
-	"\x10engagement_cents\x18\x02 \x01(\x03R\x0fengagementCents\x12\x1f\n" +
-	"\vstore_cents\x18\x03 \x01(\x03R\n" +
+	"\x10engagement_cents\x18\x02 \x01(\x05R\x0fengagementCents\x12\x1f\n" +
+	"\vstore_cents\x18\x03 \x01(\x05R\n" +
 	"storeCents\"p\n" +
 	"\x13ListDisputesRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x16\n" +
@@ -2725,7 +2726,7 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x04text\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\x90NH\x00R\x04text\x88\x01\x01\x12\x1f\n" +
 	"\x03url\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10H\x01R\x03url\x88\x01\x01\x12\x1e\n" +
 	"\x03ref\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@H\x02R\x03ref\x88\x01\x01\x12*\n" +
-	"\famount_cents\x18\b \x01(\x03B\a\xbaH\x04\"\x02(\x00R\vamountCents\x126\n" +
+	"\famount_cents\x18\b \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\vamountCents\x126\n" +
 	"\x06review\x18\t \x01(\v2\x1e.switchboard.v1.ContractReviewR\x06review\x122\n" +
 	"\aoutcome\x18\n" +
 	" \x01(\tB\x13\xba\xf5\x18\x0fdispute_outcomeH\x03R\aoutcome\x88\x01\x01\x12.\n" +

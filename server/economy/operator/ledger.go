@@ -34,7 +34,7 @@ func (x *Service) ListEconomyLedger(ctx context.Context, req *switchboardv1.List
 		return nil, err
 	}
 	paidOut := []string{}
-	for _, k := range []string{"capture", "fee"} {
+	for _, k := range []string{"capture", "earning", "fee"} {
 		paidOut = append(paidOut, economy.LedgerPrefix+k)
 	}
 	q := db.LedgerEntry.Query().Where(ledgerentry.KindHasPrefix(economy.LedgerPrefix), ledgerentry.Or(
@@ -56,7 +56,7 @@ func (x *Service) ListEconomyLedger(ctx context.Context, req *switchboardv1.List
 			amount = -amount
 		}
 		out.Rows = append(out.Rows, &switchboardv1.EconomyLedgerRow{Id: r.ID, ContractId: r.HoldID,
-			Kind: economy.LedgerKind(r.Kind), AmountCents: int64(amount), Currency: r.Currency, CreatedAt: timestamp(r.CreatedAt)})
+			Kind: economy.LedgerKind(r.Kind), AmountCents: economy.Wire(amount), Currency: r.Currency, CreatedAt: timestamp(r.CreatedAt)})
 	}
 	earned, err := db.LedgerEntry.Query().Where(ledgerentry.Account(p.UserID),
 		ledgerentry.KindIn(economy.LedgerPrefix+"earning", payments.KindCaptureDeveloper)).All(ctx)
@@ -72,9 +72,9 @@ func (x *Service) ListEconomyLedger(ctx context.Context, req *switchboardv1.List
 			out.Totals = append(out.Totals, t)
 		}
 		if strings.HasPrefix(r.Kind, economy.LedgerPrefix) {
-			t.EngagementCents += int64(r.Amount)
+			t.EngagementCents += economy.Wire(r.Amount)
 		} else {
-			t.StoreCents += int64(r.Amount)
+			t.StoreCents += economy.Wire(r.Amount)
 		}
 	}
 	return out, nil
