@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -98,7 +101,13 @@ func startLogged(t *testing.T, cmd *exec.Cmd) (string, []logLine) {
 				break
 			}
 		}
-		for sc.Scan() { // the rest, so that the process never blocks on a full pipe
+		// The rest, so that the process never blocks on a full pipe; shown
+		// with SWITCHBOARD_E2E_LOGS=1 when a test needs its story.
+		show := os.Getenv("SWITCHBOARD_E2E_LOGS") != ""
+		for sc.Scan() {
+			if show {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", filepath.Base(cmd.Dir), sc.Bytes())
+			}
 		}
 	}()
 	select {

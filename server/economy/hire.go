@@ -185,7 +185,7 @@ func (s *Core) offerOverNetwork(ctx context.Context, h Hire, c *ent.Contract, co
 			Subject: cutText("Engagement: "+c.Title, 500), Intent: networkrules.IntentAssignTask, Type: networkrules.TypeRequest,
 			Payload: payload})
 		if err == nil {
-			return c.Update().SetRelayID(res.GetRelay().GetId()).Save(ctx)
+			return s.DB.Contract.UpdateOneID(c.ID).SetRelayID(res.GetRelay().GetId()).Save(ctx)
 		}
 	}
 	if werr := s.DB.InTx(ctx, func(tx *db.Tx) error {

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestEconomyOverTheNetwork: issue 29's two-instance test, two processes
+// each with its own database (SQLite, or PostgreSQL on that leg). A's owner
+// hires B's owner by connection: B gets the offer as a pending item and
+// its own contract linked by originContractId; approving it activates A's;
+// B shares an update and asks a question, which A answers by reporting a
+// result on its item; B delivers, A closes: A's ledger holds the capture
+// and fee, B's the earning; both review and each then reads the other's,
+// and each instance's reputation shows the review it received. A second
+// engagement is disputed and A's admin splits it 70/30: both ledgers show
+// it. A third closes while B is down: the move waits in A's outbox and
+// reaches B once it is back.
+func TestEconomyOverTheNetwork(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	a := startInstance(t, bin, "a", append([]string{"--federation-retry-schedule", "1s,2s,4s,8s"}, networkArgs...)...)
+	b := startInstance(t, bin, "b", networkArgs...)
+	must(t, a.owner, http.StatusCreated, http.MethodPost, "/api/federation/connect",
+		`{"peerInstanceUrl":"`+b.base+`","peerUserEmail":"owner@b.example"}`)
+	connA := connections(t, b, "pending")[0]["id"].(string)
+	must(t, b.owner, http.StatusOK, http.MethodPost, "/api/federation/connections/"+connA+"/accept", `{}`)
+	connB := connectionTo(t, a, b.base)
+
+	hire := func(title string, price string) (aID, bID string) {
+		t.Helper()
+		c := must(t, a.owner, http.StatusCreated, http.MethodPost, "/api/economy/contracts",
+			`{"provider":{"connectionId":"`+connB+`"},"taskType":"research","title":"`+title+`","scope":["one"],"priceCents":`+price+`}`)["contract"].(map[string]any)
+		if c["status"] != "offered" || c["paymentHoldStatus"] != "held" || c["provider"].(map[string]any)["connectionId"] != connB {
+			t.Fatalf("A's offer: %v", c)
+		}
+		aID = c["id"].(string)
+		item := pendingTitled(t, b, "Engagement: "+title)
+		var mine map[string]any
+		within(t, 30*time.Second, "B's contract", func() bool {
+			for _, x := range must(t, b.owner, http.StatusOK, http.MethodGet, "/api/economy/contracts?role=provider", "")["contracts"].([]any) {
+				if x := x.(map[string]any); x["originContractId"] == aID {
+					mine = x
+				}
+			}
+			return mine != nil
+		})
+		if mine["status"] != "offered" || mine["title"] != title || mine["role"] != "provider" || mine["client"].(map[string]any)["connectionId"] != connA {
+			t.Fatalf("B's contract: %v", mine)
+		}
+		must(t, b.owner, http.StatusOK, http.MethodPost, "/api/v2/queue/"+item["id"].(string)+"/confirm", `{"action":"approve"}`)
+		within(t, 60*time.Second, "A's contract active", func() bool { return contractOn(t, a, aID)["status"] == "active" })
+		return aID, mine["id"].(string)
+	}
+	aID, bID := hire("Market scan", "10000")
+	if got := contractOn(t, b, bID); got["status"] != "active" {
+		t.Fatalf("B's contract after approving: %v", got)
+	}
+	must(t, b.owner, http.StatusOK, http.MethodPost, "/api/economy/contracts/"+bID+"/update", `{"text":"Halfway"}`)
+	must(t, b.owner, http.StatusOK, http.MethodPost, "/api/economy/contracts/"+bID+"/question", `{"question":"Pricing too?"}`)
+	var question string
+	within(t, 60*time.Second, "A's question item", func() bool {
+		items := must(t, a.owner, http.StatusOK, http.MethodGet, "/api/v2/queue?status=ready", "")["data"].(map[string]any)["items"].([]any)
+		for _, it := range items {
+			if it := it.(map[string]any); it["title"] == "Answer a question on Market scan" {
+				question = it["id"].(string)
+			}
+		}
+		return question != ""
+	})
+	must(t, a.owner, http.StatusOK, http.MethodPost, "/api/v2/queue/"+question+"/result", `{"result":"Yes, list prices"}`)
+	within(t, 60*time.Second, "B's thread has the answer", func() bool {
+		for _, e := range threadOn(t, b, bID) {
+			if e := e.(map[string]any); e["kind"] == "answer" && e["text"] == "Yes, list prices" {
+				return true
+			}
+		}
+		return false
+	})
+	if kinds := kindsOf(threadOn(t, a, aID)); !hasAll(kinds, "accept", "update", "question", "answer") {
+		t.Fatalf("A's thread: %v", kinds)
+	}
+	must(t, b.owner, http.StatusOK, http.MethodPost, "/api/economy/contracts/"+bID+"/deliver", `{"summary":"The scan","url":"https://example.com/scan"}`)
+	within(t, 60*time.Second, "A's contract delivered", func() bool { return contractOn(t, a, aID)["status"] == "delivered" })
+	closed := must(t, a.owner, http.StatusOK, http.MethodPost, "/api/economy/contracts/"+aID+"/close", `{}`)["contract"].(map[string]any)
+	if closed["status"] != "closed" || closed["paymentHoldStatus"] != "captured" || closed["providerEarnedCents"] != float64(9000) {
+		t.Fatalf("A's close: %v", closed)
+	}
+	if got := ledgerOn(t, a); got["hold"] != -10000 || got["capture"] != -9000 || got["fee"] != -1000 {
+		t.Fatalf("A's ledger: %v", got)
+	}
+	within(t, 60*time.Second, "B's earning", func() bool { return ledgerOn(t, b)["earning"] == 9000 })
+	if got := contractOn(t, b, bID); got["status"] != "closed" || got["providerEarnedCents"] != float64(9000) {
+		t.Fatalf("B's closed contract: %v", got)
+	}
+
+	// Reviews: each side's is told at once and sent when both are in.
+	must(t, b.owner, http.StatusCreated, http.MethodPost, "/api/economy/contracts/"+bID+"/review",
+		`{"overall":4,"communication":5,"quality":4,"timeliness":4,"text":"Clear brief"}`)
+	within(t, 60*time.Second, "A told of B's review", func() bool {
+		return must(t, a.owner, http.StatusOK, http.MethodGet, "/api/economy/contracts/"+aID, "")["counterpartReviewed"] == true
+	})
+	if n := len(reviewsOn(t, a, aID)); n != 0 {
+		t.Fatalf("A reads %d reviews before reviewing", n)
+	}
+	must(t, a.owner, http.StatusCreated, http.MethodPost, "/api/economy/contracts/"+aID+"/review",
+		`{"overall":2,"communication":3,"quality":2,"timeliness":2}`)
+	within(t, 60*time.Second, "both read both reviews", func() bool {
+		return len(reviewsOn(t, a, aID)) == 2 && len(reviewsOn(t, b, bID)) == 2
+	})
+	clientID := closed["clientUserId"].(string)
+	providerID := contractOn(t, b, bID)["provider"].(map[string]any)["userId"].(string)
+	within(t, 30*time.Second, "the reputations", func() bool {
+		ra := reputationOn(t, a, clientID)
+		rb := reputationOn(t, b, providerID)
+		return ra["avgClientRating"] == float64(4) && ra["avgProviderRating"] == nil &&
+			rb["avgProviderRating"] == float64(2) && rb["avgClientRating"] == nil
+	})
+
+	// A dispute, split 70/30 by A's admin.
+	a2, b2 := hire("Second", "10000")
+	must(t, b.owner, http.StatusOK, http.MethodPost, "/api/economy/contracts/"+b2+"/deliver", `{"summary":"Part"}`)
+	within(t, 60*time.Second, "A's second delivered", func() bool { return contractOn(t, a, a2)["status"] == "delivered" })
+	must(t, a.owner, http.StatusOK, http.MethodPost, "/api/economy/contracts/"+a2+"/dispute", `{"reason":"Half missing"}`)
+	within(t, 60*time.Second, "B's second disputed", func() bool { return contractOn(t, b, b2)["status"] == "disputed" })
+	must(t, a.owner, http.StatusOK, http.MethodPost, "/api/admin/disputes/"+a2, `{"outcome":"split","providerPercent":70}`)
+	if got := ledgerOn(t, a); got["refund"] != 3000 || got["capture"] != -9000-6300 || got["fee"] != -1000-700 {
+		t.Fatalf("A's ledger after the split: %v", got)
+	}
+	within(t, 60*time.Second, "B's split earning", func() bool { return ledgerOn(t, b)["earning"] == 9000+6300 })
+	if got := contractOn(t, b, b2); got["status"] != "closed" || got["disputeOutcome"] != "split" || got["providerEarnedCents"] != float64(6300) {
+		t.Fatalf("B's settled dispute: %v", got)
+	}
+
+	// B down while A closes: the move waits in A's outbox.
+	a3, b3 := hire("Third", "5000")
+	must(t, b.owner, http.StatusOK, http.MethodPost, "/api/economy/contracts/"+b3+"/deliver", `{"summary":"All"}`)
+	within(t, 60*time.Second, "A's third delivered", func() bool { return contractOn(t, a, a3)["status"] == "delivered" })
+	b.stop(t)
+	must(t, a.owner, http.StatusOK, http.MethodPost, "/api/economy/contracts/"+a3+"/close", `{}`)
+	time.Sleep(1500 * time.Millisecond) // at least one attempt fails while B is down
+	b.start(t, bin)
+	within(t, 90*time.Second, "B's third closed after its return", func() bool { return contractOn(t, b, b3)["status"] == "closed" })
+	if got := ledgerOn(t, b); got["earning"] != 9000+6300+4500 {
+		t.Fatalf("B's ledger after its return: %v", got)
+	}
+}
+
+func contractOn(t *testing.T, in *instance, id string) map[string]any {
+	t.Helper()
+	return must(t, in.owner, http.StatusOK, http.MethodGet, "/api/economy/contracts/"+id, "")["contract"].(map[string]any)
+}
+
+func threadOn(t *testing.T, in *instance, id string) []any {
+	t.Helper()
+	list, _ := must(t, in.owner, http.StatusOK, http.MethodGet, "/api/economy/contracts/"+id, "")["thread"].([]any)
+	return list
+}
+
+func reviewsOn(t *testing.T, in *instance, id string) []any {
+	t.Helper()
+	list, _ := must(t, in.owner, http.StatusOK, http.MethodGet, "/api/economy/contracts/"+id, "")["reviews"].([]any)
+	return list
+}
+
+// ledgerOn sums the owner's economy ledger by kind.
+func ledgerOn(t *testing.T, in *instance) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	rows, _ := must(t, in.owner, http.StatusOK, http.MethodGet, "/api/economy/ledger?limit=100", "")["rows"].([]any)
+	for _, r := range rows {
+		r := r.(map[string]any)
+		out[r["kind"].(string)] += r["amountCents"].(float64)
+	}
+	return out
+}
+
+func reputationOn(t *testing.T, in *instance, userID string) map[string]any {
+	t.Helper()
+	rep, _ := must(t, in.owner, http.StatusOK, http.MethodGet, "/api/profiles/"+userID, "")["reputation"].(map[string]any)
+	return rep
+}
+
+func kindsOf(thread []any) []string {
+	var out []string
+	for _, e := range thread {
+		out = append(out, e.(map[string]any)["kind"].(string))
+	}
+	return out
+}
+
+func hasAll(have []string, want ...string) bool {
+	for _, w := range want {
+		found := false
+		for _, h := range have {
+			found = found || h == w
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
