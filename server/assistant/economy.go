@@ -169,7 +169,7 @@ func (e *Executor) hireProvider(ctx context.Context, p *auth.Principal, body jso
 		return nil, err
 	}
 	req := &switchboardv1.HireProviderRequest{TaskType: a.TaskType, Title: a.Title, PriceCents: a.PriceCents, Currency: a.Currency,
-		Provider: &switchboardv1.ContractParty{}}
+		Provider: &switchboardv1.ProviderRef{}}
 	var id string
 	if json.Unmarshal(a.Provider, &id) == nil {
 		if id = strings.TrimSpace(id); id == "" {

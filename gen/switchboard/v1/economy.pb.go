@@ -648,14 +648,68 @@ func (x *ContractReview) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// ProviderRef names whom to hire: one of a user of this instance and a
+// connection's peer.
+type ProviderRef struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        *string                `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3,oneof" json:"user_id,omitempty"`
+	ConnectionId  *string                `protobuf:"bytes,2,opt,name=connection_id,json=connectionId,proto3,oneof" json:"connection_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProviderRef) Reset() {
+	*x = ProviderRef{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProviderRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProviderRef) ProtoMessage() {}
+
+func (x *ProviderRef) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProviderRef.ProtoReflect.Descriptor instead.
+func (*ProviderRef) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ProviderRef) GetUserId() string {
+	if x != nil && x.UserId != nil {
+		return *x.UserId
+	}
+	return ""
+}
+
+func (x *ProviderRef) GetConnectionId() string {
+	if x != nil && x.ConnectionId != nil {
+		return *x.ConnectionId
+	}
+	return ""
+}
+
 type HireProviderRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The provider: a local user's id or a connection's id.
-	Provider   *ContractParty `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
-	TaskType   string         `protobuf:"bytes,2,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
-	Title      string         `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
-	Scope      []string       `protobuf:"bytes,4,rep,name=scope,proto3" json:"scope,omitempty"`
-	PriceCents int32          `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	Provider   *ProviderRef `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	TaskType   string       `protobuf:"bytes,2,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
+	Title      string       `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	Scope      []string     `protobuf:"bytes,4,rep,name=scope,proto3" json:"scope,omitempty"`
+	PriceCents int32        `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	// ISO 4217; the instance's currency when absent.
 	Currency      string                 `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
 	DueAt         *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=due_at,json=dueAt,proto3,oneof" json:"due_at,omitempty"`
@@ -665,7 +719,7 @@ type HireProviderRequest struct {
 
 func (x *HireProviderRequest) Reset() {
 	*x = HireProviderRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[5]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -677,7 +731,7 @@ func (x *HireProviderRequest) String() string {
 func (*HireProviderRequest) ProtoMessage() {}
 
 func (x *HireProviderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[5]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -690,10 +744,10 @@ func (x *HireProviderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HireProviderRequest.ProtoReflect.Descriptor instead.
 func (*HireProviderRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{5}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{6}
 }
 
-func (x *HireProviderRequest) GetProvider() *ContractParty {
+func (x *HireProviderRequest) GetProvider() *ProviderRef {
 	if x != nil {
 		return x.Provider
 	}
@@ -751,7 +805,7 @@ type HireProviderResponse struct {
 
 func (x *HireProviderResponse) Reset() {
 	*x = HireProviderResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[6]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +817,7 @@ func (x *HireProviderResponse) String() string {
 func (*HireProviderResponse) ProtoMessage() {}
 
 func (x *HireProviderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[6]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +830,7 @@ func (x *HireProviderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HireProviderResponse.ProtoReflect.Descriptor instead.
 func (*HireProviderResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{6}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *HireProviderResponse) GetContract() *Contract {
@@ -798,7 +852,7 @@ type ListContractsRequest struct {
 
 func (x *ListContractsRequest) Reset() {
 	*x = ListContractsRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[7]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -810,7 +864,7 @@ func (x *ListContractsRequest) String() string {
 func (*ListContractsRequest) ProtoMessage() {}
 
 func (x *ListContractsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[7]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -823,7 +877,7 @@ func (x *ListContractsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContractsRequest.ProtoReflect.Descriptor instead.
 func (*ListContractsRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{7}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListContractsRequest) GetLimit() int32 {
@@ -864,7 +918,7 @@ type ListContractsResponse struct {
 
 func (x *ListContractsResponse) Reset() {
 	*x = ListContractsResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[8]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -876,7 +930,7 @@ func (x *ListContractsResponse) String() string {
 func (*ListContractsResponse) ProtoMessage() {}
 
 func (x *ListContractsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[8]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -889,7 +943,7 @@ func (x *ListContractsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContractsResponse.ProtoReflect.Descriptor instead.
 func (*ListContractsResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{8}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListContractsResponse) GetContracts() []*Contract {
@@ -915,7 +969,7 @@ type GetContractRequest struct {
 
 func (x *GetContractRequest) Reset() {
 	*x = GetContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[9]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -927,7 +981,7 @@ func (x *GetContractRequest) String() string {
 func (*GetContractRequest) ProtoMessage() {}
 
 func (x *GetContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[9]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -940,7 +994,7 @@ func (x *GetContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContractRequest.ProtoReflect.Descriptor instead.
 func (*GetContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{9}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetContractRequest) GetId() string {
@@ -966,7 +1020,7 @@ type GetContractResponse struct {
 
 func (x *GetContractResponse) Reset() {
 	*x = GetContractResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[10]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -978,7 +1032,7 @@ func (x *GetContractResponse) String() string {
 func (*GetContractResponse) ProtoMessage() {}
 
 func (x *GetContractResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[10]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -991,7 +1045,7 @@ func (x *GetContractResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContractResponse.ProtoReflect.Descriptor instead.
 func (*GetContractResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{10}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetContractResponse) GetContract() *Contract {
@@ -1040,7 +1094,7 @@ type ContractMoveRequest struct {
 
 func (x *ContractMoveRequest) Reset() {
 	*x = ContractMoveRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[11]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1052,7 +1106,7 @@ func (x *ContractMoveRequest) String() string {
 func (*ContractMoveRequest) ProtoMessage() {}
 
 func (x *ContractMoveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[11]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1065,7 +1119,7 @@ func (x *ContractMoveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContractMoveRequest.ProtoReflect.Descriptor instead.
 func (*ContractMoveRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{11}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ContractMoveRequest) GetId() string {
@@ -1091,7 +1145,7 @@ type ContractMoveResponse struct {
 
 func (x *ContractMoveResponse) Reset() {
 	*x = ContractMoveResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[12]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1103,7 +1157,7 @@ func (x *ContractMoveResponse) String() string {
 func (*ContractMoveResponse) ProtoMessage() {}
 
 func (x *ContractMoveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[12]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1116,7 +1170,7 @@ func (x *ContractMoveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContractMoveResponse.ProtoReflect.Descriptor instead.
 func (*ContractMoveResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{12}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ContractMoveResponse) GetContract() *Contract {
@@ -1138,7 +1192,7 @@ type DeliverContractRequest struct {
 
 func (x *DeliverContractRequest) Reset() {
 	*x = DeliverContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[13]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1204,7 @@ func (x *DeliverContractRequest) String() string {
 func (*DeliverContractRequest) ProtoMessage() {}
 
 func (x *DeliverContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[13]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1217,7 @@ func (x *DeliverContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliverContractRequest.ProtoReflect.Descriptor instead.
 func (*DeliverContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{13}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DeliverContractRequest) GetId() string {
@@ -1204,7 +1258,7 @@ type DisputeContractRequest struct {
 
 func (x *DisputeContractRequest) Reset() {
 	*x = DisputeContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1216,7 +1270,7 @@ func (x *DisputeContractRequest) String() string {
 func (*DisputeContractRequest) ProtoMessage() {}
 
 func (x *DisputeContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1229,7 +1283,7 @@ func (x *DisputeContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisputeContractRequest.ProtoReflect.Descriptor instead.
 func (*DisputeContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{14}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DisputeContractRequest) GetId() string {
@@ -1256,7 +1310,7 @@ type PostContractUpdateRequest struct {
 
 func (x *PostContractUpdateRequest) Reset() {
 	*x = PostContractUpdateRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1268,7 +1322,7 @@ func (x *PostContractUpdateRequest) String() string {
 func (*PostContractUpdateRequest) ProtoMessage() {}
 
 func (x *PostContractUpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1281,7 +1335,7 @@ func (x *PostContractUpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PostContractUpdateRequest.ProtoReflect.Descriptor instead.
 func (*PostContractUpdateRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{15}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PostContractUpdateRequest) GetId() string {
@@ -1308,7 +1362,7 @@ type AskContractQuestionRequest struct {
 
 func (x *AskContractQuestionRequest) Reset() {
 	*x = AskContractQuestionRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1320,7 +1374,7 @@ func (x *AskContractQuestionRequest) String() string {
 func (*AskContractQuestionRequest) ProtoMessage() {}
 
 func (x *AskContractQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1333,7 +1387,7 @@ func (x *AskContractQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AskContractQuestionRequest.ProtoReflect.Descriptor instead.
 func (*AskContractQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{16}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AskContractQuestionRequest) GetId() string {
@@ -1362,7 +1416,7 @@ type ProposeContractScopeRequest struct {
 
 func (x *ProposeContractScopeRequest) Reset() {
 	*x = ProposeContractScopeRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1374,7 +1428,7 @@ func (x *ProposeContractScopeRequest) String() string {
 func (*ProposeContractScopeRequest) ProtoMessage() {}
 
 func (x *ProposeContractScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1387,7 +1441,7 @@ func (x *ProposeContractScopeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProposeContractScopeRequest.ProtoReflect.Descriptor instead.
 func (*ProposeContractScopeRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{17}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ProposeContractScopeRequest) GetId() string {
@@ -1422,7 +1476,7 @@ type AnswerContractScopeRequest struct {
 
 func (x *AnswerContractScopeRequest) Reset() {
 	*x = AnswerContractScopeRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1434,7 +1488,7 @@ func (x *AnswerContractScopeRequest) String() string {
 func (*AnswerContractScopeRequest) ProtoMessage() {}
 
 func (x *AnswerContractScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1447,7 +1501,7 @@ func (x *AnswerContractScopeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerContractScopeRequest.ProtoReflect.Descriptor instead.
 func (*AnswerContractScopeRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{18}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AnswerContractScopeRequest) GetId() string {
@@ -1478,7 +1532,7 @@ type ReviewContractRequest struct {
 
 func (x *ReviewContractRequest) Reset() {
 	*x = ReviewContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1490,7 +1544,7 @@ func (x *ReviewContractRequest) String() string {
 func (*ReviewContractRequest) ProtoMessage() {}
 
 func (x *ReviewContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1503,7 +1557,7 @@ func (x *ReviewContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReviewContractRequest.ProtoReflect.Descriptor instead.
 func (*ReviewContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{19}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ReviewContractRequest) GetId() string {
@@ -1558,7 +1612,7 @@ type SetReviewVisibilityRequest struct {
 
 func (x *SetReviewVisibilityRequest) Reset() {
 	*x = SetReviewVisibilityRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +1624,7 @@ func (x *SetReviewVisibilityRequest) String() string {
 func (*SetReviewVisibilityRequest) ProtoMessage() {}
 
 func (x *SetReviewVisibilityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +1637,7 @@ func (x *SetReviewVisibilityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetReviewVisibilityRequest.ProtoReflect.Descriptor instead.
 func (*SetReviewVisibilityRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{20}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SetReviewVisibilityRequest) GetId() string {
@@ -1609,7 +1663,7 @@ type SetReviewVisibilityResponse struct {
 
 func (x *SetReviewVisibilityResponse) Reset() {
 	*x = SetReviewVisibilityResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1621,7 +1675,7 @@ func (x *SetReviewVisibilityResponse) String() string {
 func (*SetReviewVisibilityResponse) ProtoMessage() {}
 
 func (x *SetReviewVisibilityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1634,7 +1688,7 @@ func (x *SetReviewVisibilityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetReviewVisibilityResponse.ProtoReflect.Descriptor instead.
 func (*SetReviewVisibilityResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{21}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SetReviewVisibilityResponse) GetReview() *ContractReview {
@@ -1656,7 +1710,7 @@ type FindProvidersRequest struct {
 
 func (x *FindProvidersRequest) Reset() {
 	*x = FindProvidersRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1668,7 +1722,7 @@ func (x *FindProvidersRequest) String() string {
 func (*FindProvidersRequest) ProtoMessage() {}
 
 func (x *FindProvidersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1681,7 +1735,7 @@ func (x *FindProvidersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindProvidersRequest.ProtoReflect.Descriptor instead.
 func (*FindProvidersRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{22}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *FindProvidersRequest) GetTaskType() string {
@@ -1730,7 +1784,7 @@ type ProviderMatch struct {
 
 func (x *ProviderMatch) Reset() {
 	*x = ProviderMatch{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1742,7 +1796,7 @@ func (x *ProviderMatch) String() string {
 func (*ProviderMatch) ProtoMessage() {}
 
 func (x *ProviderMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1755,7 +1809,7 @@ func (x *ProviderMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderMatch.ProtoReflect.Descriptor instead.
 func (*ProviderMatch) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{23}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ProviderMatch) GetProvider() *ContractParty {
@@ -1823,7 +1877,7 @@ type FindProvidersResponse struct {
 
 func (x *FindProvidersResponse) Reset() {
 	*x = FindProvidersResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1835,7 +1889,7 @@ func (x *FindProvidersResponse) String() string {
 func (*FindProvidersResponse) ProtoMessage() {}
 
 func (x *FindProvidersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1848,7 +1902,7 @@ func (x *FindProvidersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindProvidersResponse.ProtoReflect.Descriptor instead.
 func (*FindProvidersResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{24}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *FindProvidersResponse) GetProviders() []*ProviderMatch {
@@ -1868,7 +1922,7 @@ type ListEconomyLedgerRequest struct {
 
 func (x *ListEconomyLedgerRequest) Reset() {
 	*x = ListEconomyLedgerRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1880,7 +1934,7 @@ func (x *ListEconomyLedgerRequest) String() string {
 func (*ListEconomyLedgerRequest) ProtoMessage() {}
 
 func (x *ListEconomyLedgerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1893,7 +1947,7 @@ func (x *ListEconomyLedgerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEconomyLedgerRequest.ProtoReflect.Descriptor instead.
 func (*ListEconomyLedgerRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{25}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListEconomyLedgerRequest) GetLimit() int32 {
@@ -1926,7 +1980,7 @@ type EconomyLedgerRow struct {
 
 func (x *EconomyLedgerRow) Reset() {
 	*x = EconomyLedgerRow{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1938,7 +1992,7 @@ func (x *EconomyLedgerRow) String() string {
 func (*EconomyLedgerRow) ProtoMessage() {}
 
 func (x *EconomyLedgerRow) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1951,7 +2005,7 @@ func (x *EconomyLedgerRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EconomyLedgerRow.ProtoReflect.Descriptor instead.
 func (*EconomyLedgerRow) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{26}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *EconomyLedgerRow) GetId() string {
@@ -2008,7 +2062,7 @@ type ListEconomyLedgerResponse struct {
 
 func (x *ListEconomyLedgerResponse) Reset() {
 	*x = ListEconomyLedgerResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2020,7 +2074,7 @@ func (x *ListEconomyLedgerResponse) String() string {
 func (*ListEconomyLedgerResponse) ProtoMessage() {}
 
 func (x *ListEconomyLedgerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2033,7 +2087,7 @@ func (x *ListEconomyLedgerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEconomyLedgerResponse.ProtoReflect.Descriptor instead.
 func (*ListEconomyLedgerResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{27}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListEconomyLedgerResponse) GetRows() []*EconomyLedgerRow {
@@ -2069,7 +2123,7 @@ type EconomyEarnings struct {
 
 func (x *EconomyEarnings) Reset() {
 	*x = EconomyEarnings{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2081,7 +2135,7 @@ func (x *EconomyEarnings) String() string {
 func (*EconomyEarnings) ProtoMessage() {}
 
 func (x *EconomyEarnings) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2094,7 +2148,7 @@ func (x *EconomyEarnings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EconomyEarnings.ProtoReflect.Descriptor instead.
 func (*EconomyEarnings) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{28}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *EconomyEarnings) GetCurrency() string {
@@ -2130,7 +2184,7 @@ type ListDisputesRequest struct {
 
 func (x *ListDisputesRequest) Reset() {
 	*x = ListDisputesRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2142,7 +2196,7 @@ func (x *ListDisputesRequest) String() string {
 func (*ListDisputesRequest) ProtoMessage() {}
 
 func (x *ListDisputesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2155,7 +2209,7 @@ func (x *ListDisputesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDisputesRequest.ProtoReflect.Descriptor instead.
 func (*ListDisputesRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{29}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListDisputesRequest) GetLimit() int32 {
@@ -2189,7 +2243,7 @@ type ListDisputesResponse struct {
 
 func (x *ListDisputesResponse) Reset() {
 	*x = ListDisputesResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2201,7 +2255,7 @@ func (x *ListDisputesResponse) String() string {
 func (*ListDisputesResponse) ProtoMessage() {}
 
 func (x *ListDisputesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2214,7 +2268,7 @@ func (x *ListDisputesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDisputesResponse.ProtoReflect.Descriptor instead.
 func (*ListDisputesResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{30}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListDisputesResponse) GetDisputes() []*Contract {
@@ -2243,7 +2297,7 @@ type ResolveDisputeRequest struct {
 
 func (x *ResolveDisputeRequest) Reset() {
 	*x = ResolveDisputeRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2255,7 +2309,7 @@ func (x *ResolveDisputeRequest) String() string {
 func (*ResolveDisputeRequest) ProtoMessage() {}
 
 func (x *ResolveDisputeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2268,7 +2322,7 @@ func (x *ResolveDisputeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveDisputeRequest.ProtoReflect.Descriptor instead.
 func (*ResolveDisputeRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{31}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ResolveDisputeRequest) GetId() string {
@@ -2318,7 +2372,7 @@ type ReceiveContractMoveRequest struct {
 
 func (x *ReceiveContractMoveRequest) Reset() {
 	*x = ReceiveContractMoveRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2330,7 +2384,7 @@ func (x *ReceiveContractMoveRequest) String() string {
 func (*ReceiveContractMoveRequest) ProtoMessage() {}
 
 func (x *ReceiveContractMoveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2343,7 +2397,7 @@ func (x *ReceiveContractMoveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiveContractMoveRequest.ProtoReflect.Descriptor instead.
 func (*ReceiveContractMoveRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{32}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ReceiveContractMoveRequest) GetMoveId() string {
@@ -2441,7 +2495,7 @@ type ReceiveContractMoveResponse struct {
 
 func (x *ReceiveContractMoveResponse) Reset() {
 	*x = ReceiveContractMoveResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2453,7 +2507,7 @@ func (x *ReceiveContractMoveResponse) String() string {
 func (*ReceiveContractMoveResponse) ProtoMessage() {}
 
 func (x *ReceiveContractMoveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2466,7 +2520,7 @@ func (x *ReceiveContractMoveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiveContractMoveResponse.ProtoReflect.Descriptor instead.
 func (*ReceiveContractMoveResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{33}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ReceiveContractMoveResponse) GetApplied() bool {
@@ -2582,9 +2636,15 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\a\n" +
-	"\x05_text\"\xe6\x02\n" +
-	"\x13HireProviderRequest\x12?\n" +
-	"\bprovider\x18\x01 \x01(\v2\x1d.switchboard.v1.ContractPartyB\x04\xe8\xf3\x18\x01R\bprovider\x12(\n" +
+	"\x05_text\"\x85\x01\n" +
+	"\vProviderRef\x12%\n" +
+	"\auser_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@H\x00R\x06userId\x88\x01\x01\x121\n" +
+	"\rconnection_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@H\x01R\fconnectionId\x88\x01\x01B\n" +
+	"\n" +
+	"\b_user_idB\x10\n" +
+	"\x0e_connection_id\"\xe4\x02\n" +
+	"\x13HireProviderRequest\x12=\n" +
+	"\bprovider\x18\x01 \x01(\v2\x1b.switchboard.v1.ProviderRefB\x04\xe8\xf3\x18\x01R\bprovider\x12(\n" +
 	"\ttask_type\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01R\btaskType\x12\"\n" +
 	"\x05title\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xc8\x01\xe8\xf3\x18\x01R\x05title\x12%\n" +
 	"\x05scope\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xd0\x0fR\x05scope\x121\n" +
@@ -2781,62 +2841,63 @@ func file_switchboard_v1_economy_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_economy_proto_rawDescData
 }
 
-var file_switchboard_v1_economy_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_switchboard_v1_economy_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_switchboard_v1_economy_proto_goTypes = []any{
 	(*ContractParty)(nil),               // 0: switchboard.v1.ContractParty
 	(*Contract)(nil),                    // 1: switchboard.v1.Contract
 	(*ContractEntry)(nil),               // 2: switchboard.v1.ContractEntry
 	(*ContractAmendment)(nil),           // 3: switchboard.v1.ContractAmendment
 	(*ContractReview)(nil),              // 4: switchboard.v1.ContractReview
-	(*HireProviderRequest)(nil),         // 5: switchboard.v1.HireProviderRequest
-	(*HireProviderResponse)(nil),        // 6: switchboard.v1.HireProviderResponse
-	(*ListContractsRequest)(nil),        // 7: switchboard.v1.ListContractsRequest
-	(*ListContractsResponse)(nil),       // 8: switchboard.v1.ListContractsResponse
-	(*GetContractRequest)(nil),          // 9: switchboard.v1.GetContractRequest
-	(*GetContractResponse)(nil),         // 10: switchboard.v1.GetContractResponse
-	(*ContractMoveRequest)(nil),         // 11: switchboard.v1.ContractMoveRequest
-	(*ContractMoveResponse)(nil),        // 12: switchboard.v1.ContractMoveResponse
-	(*DeliverContractRequest)(nil),      // 13: switchboard.v1.DeliverContractRequest
-	(*DisputeContractRequest)(nil),      // 14: switchboard.v1.DisputeContractRequest
-	(*PostContractUpdateRequest)(nil),   // 15: switchboard.v1.PostContractUpdateRequest
-	(*AskContractQuestionRequest)(nil),  // 16: switchboard.v1.AskContractQuestionRequest
-	(*ProposeContractScopeRequest)(nil), // 17: switchboard.v1.ProposeContractScopeRequest
-	(*AnswerContractScopeRequest)(nil),  // 18: switchboard.v1.AnswerContractScopeRequest
-	(*ReviewContractRequest)(nil),       // 19: switchboard.v1.ReviewContractRequest
-	(*SetReviewVisibilityRequest)(nil),  // 20: switchboard.v1.SetReviewVisibilityRequest
-	(*SetReviewVisibilityResponse)(nil), // 21: switchboard.v1.SetReviewVisibilityResponse
-	(*FindProvidersRequest)(nil),        // 22: switchboard.v1.FindProvidersRequest
-	(*ProviderMatch)(nil),               // 23: switchboard.v1.ProviderMatch
-	(*FindProvidersResponse)(nil),       // 24: switchboard.v1.FindProvidersResponse
-	(*ListEconomyLedgerRequest)(nil),    // 25: switchboard.v1.ListEconomyLedgerRequest
-	(*EconomyLedgerRow)(nil),            // 26: switchboard.v1.EconomyLedgerRow
-	(*ListEconomyLedgerResponse)(nil),   // 27: switchboard.v1.ListEconomyLedgerResponse
-	(*EconomyEarnings)(nil),             // 28: switchboard.v1.EconomyEarnings
-	(*ListDisputesRequest)(nil),         // 29: switchboard.v1.ListDisputesRequest
-	(*ListDisputesResponse)(nil),        // 30: switchboard.v1.ListDisputesResponse
-	(*ResolveDisputeRequest)(nil),       // 31: switchboard.v1.ResolveDisputeRequest
-	(*ReceiveContractMoveRequest)(nil),  // 32: switchboard.v1.ReceiveContractMoveRequest
-	(*ReceiveContractMoveResponse)(nil), // 33: switchboard.v1.ReceiveContractMoveResponse
-	(*timestamppb.Timestamp)(nil),       // 34: google.protobuf.Timestamp
-	(*Pagination)(nil),                  // 35: switchboard.v1.Pagination
+	(*ProviderRef)(nil),                 // 5: switchboard.v1.ProviderRef
+	(*HireProviderRequest)(nil),         // 6: switchboard.v1.HireProviderRequest
+	(*HireProviderResponse)(nil),        // 7: switchboard.v1.HireProviderResponse
+	(*ListContractsRequest)(nil),        // 8: switchboard.v1.ListContractsRequest
+	(*ListContractsResponse)(nil),       // 9: switchboard.v1.ListContractsResponse
+	(*GetContractRequest)(nil),          // 10: switchboard.v1.GetContractRequest
+	(*GetContractResponse)(nil),         // 11: switchboard.v1.GetContractResponse
+	(*ContractMoveRequest)(nil),         // 12: switchboard.v1.ContractMoveRequest
+	(*ContractMoveResponse)(nil),        // 13: switchboard.v1.ContractMoveResponse
+	(*DeliverContractRequest)(nil),      // 14: switchboard.v1.DeliverContractRequest
+	(*DisputeContractRequest)(nil),      // 15: switchboard.v1.DisputeContractRequest
+	(*PostContractUpdateRequest)(nil),   // 16: switchboard.v1.PostContractUpdateRequest
+	(*AskContractQuestionRequest)(nil),  // 17: switchboard.v1.AskContractQuestionRequest
+	(*ProposeContractScopeRequest)(nil), // 18: switchboard.v1.ProposeContractScopeRequest
+	(*AnswerContractScopeRequest)(nil),  // 19: switchboard.v1.AnswerContractScopeRequest
+	(*ReviewContractRequest)(nil),       // 20: switchboard.v1.ReviewContractRequest
+	(*SetReviewVisibilityRequest)(nil),  // 21: switchboard.v1.SetReviewVisibilityRequest
+	(*SetReviewVisibilityResponse)(nil), // 22: switchboard.v1.SetReviewVisibilityResponse
+	(*FindProvidersRequest)(nil),        // 23: switchboard.v1.FindProvidersRequest
+	(*ProviderMatch)(nil),               // 24: switchboard.v1.ProviderMatch
+	(*FindProvidersResponse)(nil),       // 25: switchboard.v1.FindProvidersResponse
+	(*ListEconomyLedgerRequest)(nil),    // 26: switchboard.v1.ListEconomyLedgerRequest
+	(*EconomyLedgerRow)(nil),            // 27: switchboard.v1.EconomyLedgerRow
+	(*ListEconomyLedgerResponse)(nil),   // 28: switchboard.v1.ListEconomyLedgerResponse
+	(*EconomyEarnings)(nil),             // 29: switchboard.v1.EconomyEarnings
+	(*ListDisputesRequest)(nil),         // 30: switchboard.v1.ListDisputesRequest
+	(*ListDisputesResponse)(nil),        // 31: switchboard.v1.ListDisputesResponse
+	(*ResolveDisputeRequest)(nil),       // 32: switchboard.v1.ResolveDisputeRequest
+	(*ReceiveContractMoveRequest)(nil),  // 33: switchboard.v1.ReceiveContractMoveRequest
+	(*ReceiveContractMoveResponse)(nil), // 34: switchboard.v1.ReceiveContractMoveResponse
+	(*timestamppb.Timestamp)(nil),       // 35: google.protobuf.Timestamp
+	(*Pagination)(nil),                  // 36: switchboard.v1.Pagination
 }
 var file_switchboard_v1_economy_proto_depIdxs = []int32{
 	0,  // 0: switchboard.v1.Contract.client:type_name -> switchboard.v1.ContractParty
 	0,  // 1: switchboard.v1.Contract.provider:type_name -> switchboard.v1.ContractParty
-	34, // 2: switchboard.v1.Contract.due_at:type_name -> google.protobuf.Timestamp
-	34, // 3: switchboard.v1.Contract.delivered_at:type_name -> google.protobuf.Timestamp
-	34, // 4: switchboard.v1.Contract.closed_at:type_name -> google.protobuf.Timestamp
-	34, // 5: switchboard.v1.Contract.review_window_ends_at:type_name -> google.protobuf.Timestamp
-	34, // 6: switchboard.v1.Contract.created_at:type_name -> google.protobuf.Timestamp
-	34, // 7: switchboard.v1.Contract.updated_at:type_name -> google.protobuf.Timestamp
-	34, // 8: switchboard.v1.ContractEntry.created_at:type_name -> google.protobuf.Timestamp
-	34, // 9: switchboard.v1.ContractAmendment.created_at:type_name -> google.protobuf.Timestamp
-	34, // 10: switchboard.v1.ContractReview.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 11: switchboard.v1.HireProviderRequest.provider:type_name -> switchboard.v1.ContractParty
-	34, // 12: switchboard.v1.HireProviderRequest.due_at:type_name -> google.protobuf.Timestamp
+	35, // 2: switchboard.v1.Contract.due_at:type_name -> google.protobuf.Timestamp
+	35, // 3: switchboard.v1.Contract.delivered_at:type_name -> google.protobuf.Timestamp
+	35, // 4: switchboard.v1.Contract.closed_at:type_name -> google.protobuf.Timestamp
+	35, // 5: switchboard.v1.Contract.review_window_ends_at:type_name -> google.protobuf.Timestamp
+	35, // 6: switchboard.v1.Contract.created_at:type_name -> google.protobuf.Timestamp
+	35, // 7: switchboard.v1.Contract.updated_at:type_name -> google.protobuf.Timestamp
+	35, // 8: switchboard.v1.ContractEntry.created_at:type_name -> google.protobuf.Timestamp
+	35, // 9: switchboard.v1.ContractAmendment.created_at:type_name -> google.protobuf.Timestamp
+	35, // 10: switchboard.v1.ContractReview.created_at:type_name -> google.protobuf.Timestamp
+	5,  // 11: switchboard.v1.HireProviderRequest.provider:type_name -> switchboard.v1.ProviderRef
+	35, // 12: switchboard.v1.HireProviderRequest.due_at:type_name -> google.protobuf.Timestamp
 	1,  // 13: switchboard.v1.HireProviderResponse.contract:type_name -> switchboard.v1.Contract
 	1,  // 14: switchboard.v1.ListContractsResponse.contracts:type_name -> switchboard.v1.Contract
-	35, // 15: switchboard.v1.ListContractsResponse.pagination:type_name -> switchboard.v1.Pagination
+	36, // 15: switchboard.v1.ListContractsResponse.pagination:type_name -> switchboard.v1.Pagination
 	1,  // 16: switchboard.v1.GetContractResponse.contract:type_name -> switchboard.v1.Contract
 	2,  // 17: switchboard.v1.GetContractResponse.thread:type_name -> switchboard.v1.ContractEntry
 	3,  // 18: switchboard.v1.GetContractResponse.amendments:type_name -> switchboard.v1.ContractAmendment
@@ -2844,59 +2905,59 @@ var file_switchboard_v1_economy_proto_depIdxs = []int32{
 	1,  // 20: switchboard.v1.ContractMoveResponse.contract:type_name -> switchboard.v1.Contract
 	4,  // 21: switchboard.v1.SetReviewVisibilityResponse.review:type_name -> switchboard.v1.ContractReview
 	0,  // 22: switchboard.v1.ProviderMatch.provider:type_name -> switchboard.v1.ContractParty
-	23, // 23: switchboard.v1.FindProvidersResponse.providers:type_name -> switchboard.v1.ProviderMatch
-	34, // 24: switchboard.v1.EconomyLedgerRow.created_at:type_name -> google.protobuf.Timestamp
-	26, // 25: switchboard.v1.ListEconomyLedgerResponse.rows:type_name -> switchboard.v1.EconomyLedgerRow
-	35, // 26: switchboard.v1.ListEconomyLedgerResponse.pagination:type_name -> switchboard.v1.Pagination
-	28, // 27: switchboard.v1.ListEconomyLedgerResponse.totals:type_name -> switchboard.v1.EconomyEarnings
+	24, // 23: switchboard.v1.FindProvidersResponse.providers:type_name -> switchboard.v1.ProviderMatch
+	35, // 24: switchboard.v1.EconomyLedgerRow.created_at:type_name -> google.protobuf.Timestamp
+	27, // 25: switchboard.v1.ListEconomyLedgerResponse.rows:type_name -> switchboard.v1.EconomyLedgerRow
+	36, // 26: switchboard.v1.ListEconomyLedgerResponse.pagination:type_name -> switchboard.v1.Pagination
+	29, // 27: switchboard.v1.ListEconomyLedgerResponse.totals:type_name -> switchboard.v1.EconomyEarnings
 	1,  // 28: switchboard.v1.ListDisputesResponse.disputes:type_name -> switchboard.v1.Contract
-	35, // 29: switchboard.v1.ListDisputesResponse.pagination:type_name -> switchboard.v1.Pagination
+	36, // 29: switchboard.v1.ListDisputesResponse.pagination:type_name -> switchboard.v1.Pagination
 	4,  // 30: switchboard.v1.ReceiveContractMoveRequest.review:type_name -> switchboard.v1.ContractReview
-	34, // 31: switchboard.v1.ReceiveContractMoveRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	5,  // 32: switchboard.v1.EconomyService.HireProvider:input_type -> switchboard.v1.HireProviderRequest
-	7,  // 33: switchboard.v1.EconomyService.ListContracts:input_type -> switchboard.v1.ListContractsRequest
-	9,  // 34: switchboard.v1.EconomyService.GetContract:input_type -> switchboard.v1.GetContractRequest
-	11, // 35: switchboard.v1.EconomyService.AcceptContract:input_type -> switchboard.v1.ContractMoveRequest
-	11, // 36: switchboard.v1.EconomyService.DeclineContract:input_type -> switchboard.v1.ContractMoveRequest
-	11, // 37: switchboard.v1.EconomyService.WithdrawContract:input_type -> switchboard.v1.ContractMoveRequest
-	13, // 38: switchboard.v1.EconomyService.DeliverContract:input_type -> switchboard.v1.DeliverContractRequest
-	11, // 39: switchboard.v1.EconomyService.CloseContract:input_type -> switchboard.v1.ContractMoveRequest
-	14, // 40: switchboard.v1.EconomyService.DisputeContract:input_type -> switchboard.v1.DisputeContractRequest
-	15, // 41: switchboard.v1.EconomyService.PostContractUpdate:input_type -> switchboard.v1.PostContractUpdateRequest
-	16, // 42: switchboard.v1.EconomyService.AskContractQuestion:input_type -> switchboard.v1.AskContractQuestionRequest
-	17, // 43: switchboard.v1.EconomyService.ProposeContractScope:input_type -> switchboard.v1.ProposeContractScopeRequest
-	18, // 44: switchboard.v1.EconomyService.AcceptContractScope:input_type -> switchboard.v1.AnswerContractScopeRequest
-	18, // 45: switchboard.v1.EconomyService.DeclineContractScope:input_type -> switchboard.v1.AnswerContractScopeRequest
-	11, // 46: switchboard.v1.EconomyService.SuggestCloseContract:input_type -> switchboard.v1.ContractMoveRequest
-	19, // 47: switchboard.v1.EconomyService.ReviewContract:input_type -> switchboard.v1.ReviewContractRequest
-	20, // 48: switchboard.v1.EconomyService.SetReviewVisibility:input_type -> switchboard.v1.SetReviewVisibilityRequest
-	22, // 49: switchboard.v1.EconomyService.FindProviders:input_type -> switchboard.v1.FindProvidersRequest
-	25, // 50: switchboard.v1.EconomyService.ListEconomyLedger:input_type -> switchboard.v1.ListEconomyLedgerRequest
-	29, // 51: switchboard.v1.EconomyAdminService.ListDisputes:input_type -> switchboard.v1.ListDisputesRequest
-	31, // 52: switchboard.v1.EconomyAdminService.ResolveDispute:input_type -> switchboard.v1.ResolveDisputeRequest
-	32, // 53: switchboard.v1.EconomyPeerService.ReceiveContractMove:input_type -> switchboard.v1.ReceiveContractMoveRequest
-	6,  // 54: switchboard.v1.EconomyService.HireProvider:output_type -> switchboard.v1.HireProviderResponse
-	8,  // 55: switchboard.v1.EconomyService.ListContracts:output_type -> switchboard.v1.ListContractsResponse
-	10, // 56: switchboard.v1.EconomyService.GetContract:output_type -> switchboard.v1.GetContractResponse
-	12, // 57: switchboard.v1.EconomyService.AcceptContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 58: switchboard.v1.EconomyService.DeclineContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 59: switchboard.v1.EconomyService.WithdrawContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 60: switchboard.v1.EconomyService.DeliverContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 61: switchboard.v1.EconomyService.CloseContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 62: switchboard.v1.EconomyService.DisputeContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 63: switchboard.v1.EconomyService.PostContractUpdate:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 64: switchboard.v1.EconomyService.AskContractQuestion:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 65: switchboard.v1.EconomyService.ProposeContractScope:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 66: switchboard.v1.EconomyService.AcceptContractScope:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 67: switchboard.v1.EconomyService.DeclineContractScope:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 68: switchboard.v1.EconomyService.SuggestCloseContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 69: switchboard.v1.EconomyService.ReviewContract:output_type -> switchboard.v1.ContractMoveResponse
-	21, // 70: switchboard.v1.EconomyService.SetReviewVisibility:output_type -> switchboard.v1.SetReviewVisibilityResponse
-	24, // 71: switchboard.v1.EconomyService.FindProviders:output_type -> switchboard.v1.FindProvidersResponse
-	27, // 72: switchboard.v1.EconomyService.ListEconomyLedger:output_type -> switchboard.v1.ListEconomyLedgerResponse
-	30, // 73: switchboard.v1.EconomyAdminService.ListDisputes:output_type -> switchboard.v1.ListDisputesResponse
-	12, // 74: switchboard.v1.EconomyAdminService.ResolveDispute:output_type -> switchboard.v1.ContractMoveResponse
-	33, // 75: switchboard.v1.EconomyPeerService.ReceiveContractMove:output_type -> switchboard.v1.ReceiveContractMoveResponse
+	35, // 31: switchboard.v1.ReceiveContractMoveRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	6,  // 32: switchboard.v1.EconomyService.HireProvider:input_type -> switchboard.v1.HireProviderRequest
+	8,  // 33: switchboard.v1.EconomyService.ListContracts:input_type -> switchboard.v1.ListContractsRequest
+	10, // 34: switchboard.v1.EconomyService.GetContract:input_type -> switchboard.v1.GetContractRequest
+	12, // 35: switchboard.v1.EconomyService.AcceptContract:input_type -> switchboard.v1.ContractMoveRequest
+	12, // 36: switchboard.v1.EconomyService.DeclineContract:input_type -> switchboard.v1.ContractMoveRequest
+	12, // 37: switchboard.v1.EconomyService.WithdrawContract:input_type -> switchboard.v1.ContractMoveRequest
+	14, // 38: switchboard.v1.EconomyService.DeliverContract:input_type -> switchboard.v1.DeliverContractRequest
+	12, // 39: switchboard.v1.EconomyService.CloseContract:input_type -> switchboard.v1.ContractMoveRequest
+	15, // 40: switchboard.v1.EconomyService.DisputeContract:input_type -> switchboard.v1.DisputeContractRequest
+	16, // 41: switchboard.v1.EconomyService.PostContractUpdate:input_type -> switchboard.v1.PostContractUpdateRequest
+	17, // 42: switchboard.v1.EconomyService.AskContractQuestion:input_type -> switchboard.v1.AskContractQuestionRequest
+	18, // 43: switchboard.v1.EconomyService.ProposeContractScope:input_type -> switchboard.v1.ProposeContractScopeRequest
+	19, // 44: switchboard.v1.EconomyService.AcceptContractScope:input_type -> switchboard.v1.AnswerContractScopeRequest
+	19, // 45: switchboard.v1.EconomyService.DeclineContractScope:input_type -> switchboard.v1.AnswerContractScopeRequest
+	12, // 46: switchboard.v1.EconomyService.SuggestCloseContract:input_type -> switchboard.v1.ContractMoveRequest
+	20, // 47: switchboard.v1.EconomyService.ReviewContract:input_type -> switchboard.v1.ReviewContractRequest
+	21, // 48: switchboard.v1.EconomyService.SetReviewVisibility:input_type -> switchboard.v1.SetReviewVisibilityRequest
+	23, // 49: switchboard.v1.EconomyService.FindProviders:input_type -> switchboard.v1.FindProvidersRequest
+	26, // 50: switchboard.v1.EconomyService.ListEconomyLedger:input_type -> switchboard.v1.ListEconomyLedgerRequest
+	30, // 51: switchboard.v1.EconomyAdminService.ListDisputes:input_type -> switchboard.v1.ListDisputesRequest
+	32, // 52: switchboard.v1.EconomyAdminService.ResolveDispute:input_type -> switchboard.v1.ResolveDisputeRequest
+	33, // 53: switchboard.v1.EconomyPeerService.ReceiveContractMove:input_type -> switchboard.v1.ReceiveContractMoveRequest
+	7,  // 54: switchboard.v1.EconomyService.HireProvider:output_type -> switchboard.v1.HireProviderResponse
+	9,  // 55: switchboard.v1.EconomyService.ListContracts:output_type -> switchboard.v1.ListContractsResponse
+	11, // 56: switchboard.v1.EconomyService.GetContract:output_type -> switchboard.v1.GetContractResponse
+	13, // 57: switchboard.v1.EconomyService.AcceptContract:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 58: switchboard.v1.EconomyService.DeclineContract:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 59: switchboard.v1.EconomyService.WithdrawContract:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 60: switchboard.v1.EconomyService.DeliverContract:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 61: switchboard.v1.EconomyService.CloseContract:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 62: switchboard.v1.EconomyService.DisputeContract:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 63: switchboard.v1.EconomyService.PostContractUpdate:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 64: switchboard.v1.EconomyService.AskContractQuestion:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 65: switchboard.v1.EconomyService.ProposeContractScope:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 66: switchboard.v1.EconomyService.AcceptContractScope:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 67: switchboard.v1.EconomyService.DeclineContractScope:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 68: switchboard.v1.EconomyService.SuggestCloseContract:output_type -> switchboard.v1.ContractMoveResponse
+	13, // 69: switchboard.v1.EconomyService.ReviewContract:output_type -> switchboard.v1.ContractMoveResponse
+	22, // 70: switchboard.v1.EconomyService.SetReviewVisibility:output_type -> switchboard.v1.SetReviewVisibilityResponse
+	25, // 71: switchboard.v1.EconomyService.FindProviders:output_type -> switchboard.v1.FindProvidersResponse
+	28, // 72: switchboard.v1.EconomyService.ListEconomyLedger:output_type -> switchboard.v1.ListEconomyLedgerResponse
+	31, // 73: switchboard.v1.EconomyAdminService.ListDisputes:output_type -> switchboard.v1.ListDisputesResponse
+	13, // 74: switchboard.v1.EconomyAdminService.ResolveDispute:output_type -> switchboard.v1.ContractMoveResponse
+	34, // 75: switchboard.v1.EconomyPeerService.ReceiveContractMove:output_type -> switchboard.v1.ReceiveContractMoveResponse
 	54, // [54:76] is the sub-list for method output_type
 	32, // [32:54] is the sub-list for method input_type
 	32, // [32:32] is the sub-list for extension type_name
@@ -2916,18 +2977,19 @@ func file_switchboard_v1_economy_proto_init() {
 	file_switchboard_v1_economy_proto_msgTypes[2].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[4].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[5].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[11].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[13].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[19].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[31].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[6].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[12].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[14].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[20].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[32].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[33].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_economy_proto_rawDesc), len(file_switchboard_v1_economy_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   34,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   3,
 		},
