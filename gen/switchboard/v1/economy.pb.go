@@ -651,11 +651,12 @@ func (x *ContractReview) GetCreatedAt() *timestamppb.Timestamp {
 type HireProviderRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The provider: a local user's id or a connection's id.
-	Provider   *ContractParty `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
-	TaskType   string         `protobuf:"bytes,2,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
-	Title      string         `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
-	Scope      []string       `protobuf:"bytes,4,rep,name=scope,proto3" json:"scope,omitempty"`
-	PriceCents int64          `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	Provider *ContractParty `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	TaskType string         `protobuf:"bytes,2,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
+	Title    string         `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	Scope    []string       `protobuf:"bytes,4,rep,name=scope,proto3" json:"scope,omitempty"`
+	// Above 0.
+	PriceCents int64 `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	// ISO 4217; the instance's currency when absent.
 	Currency      string                 `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
 	DueAt         *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=due_at,json=dueAt,proto3,oneof" json:"due_at,omitempty"`
@@ -1412,9 +1413,10 @@ func (x *ProposeContractScopeRequest) GetPriceCents() int64 {
 }
 
 type AnswerContractScopeRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	N             int32                  `protobuf:"varint,2,opt,name=n,proto3" json:"n,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The amendment's number (1 is the first).
+	N             string `protobuf:"bytes,2,opt,name=n,proto3" json:"n,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1456,21 +1458,22 @@ func (x *AnswerContractScopeRequest) GetId() string {
 	return ""
 }
 
-func (x *AnswerContractScopeRequest) GetN() int32 {
+func (x *AnswerContractScopeRequest) GetN() string {
 	if x != nil {
 		return x.N
 	}
-	return 0
+	return ""
 }
 
 type ReviewContractRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Overall       int32                  `protobuf:"varint,2,opt,name=overall,proto3" json:"overall,omitempty"`
-	Communication int32                  `protobuf:"varint,3,opt,name=communication,proto3" json:"communication,omitempty"`
-	Quality       int32                  `protobuf:"varint,4,opt,name=quality,proto3" json:"quality,omitempty"`
-	Timeliness    int32                  `protobuf:"varint,5,opt,name=timeliness,proto3" json:"timeliness,omitempty"`
-	Text          *string                `protobuf:"bytes,6,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The four scores, 1 to 5 each.
+	Overall       int32   `protobuf:"varint,2,opt,name=overall,proto3" json:"overall,omitempty"`
+	Communication int32   `protobuf:"varint,3,opt,name=communication,proto3" json:"communication,omitempty"`
+	Quality       int32   `protobuf:"varint,4,opt,name=quality,proto3" json:"quality,omitempty"`
+	Timeliness    int32   `protobuf:"varint,5,opt,name=timeliness,proto3" json:"timeliness,omitempty"`
+	Text          *string `protobuf:"bytes,6,opt,name=text,proto3,oneof" json:"text,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2581,13 +2584,13 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\a\n" +
-	"\x05_text\"\xe6\x02\n" +
+	"\x05_text\"\xe4\x02\n" +
 	"\x13HireProviderRequest\x12?\n" +
 	"\bprovider\x18\x01 \x01(\v2\x1d.switchboard.v1.ContractPartyB\x04\xe8\xf3\x18\x01R\bprovider\x12(\n" +
 	"\ttask_type\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01R\btaskType\x12\"\n" +
 	"\x05title\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xc8\x01\xe8\xf3\x18\x01R\x05title\x12%\n" +
-	"\x05scope\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xd0\x0fR\x05scope\x121\n" +
-	"\vprice_cents\x18\x05 \x01(\x03B\x10\xbaH\t\"\a\x18\x80\xc2\xd7/ \x00\xe8\xf3\x18\x01R\n" +
+	"\x05scope\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xd0\x0fR\x05scope\x12/\n" +
+	"\vprice_cents\x18\x05 \x01(\x03B\x0e\xbaH\a\"\x05\x18\x80\xc2\xd7/\xe8\xf3\x18\x01R\n" +
 	"priceCents\x12#\n" +
 	"\bcurrency\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18\x03R\bcurrency\x126\n" +
 	"\x06due_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x05dueAt\x88\x01\x01B\t\n" +
@@ -2644,14 +2647,14 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"priceCents\"L\n" +
 	"\x1aAnswerContractScopeRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\x15\n" +
-	"\x01n\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x01R\x01n\"\x92\x02\n" +
+	"\x01n\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x01n\"\x8a\x02\n" +
 	"\x15ReviewContractRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12'\n" +
-	"\aoverall\x18\x02 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\aoverall\x123\n" +
-	"\rcommunication\x18\x03 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\rcommunication\x12'\n" +
-	"\aquality\x18\x04 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\aquality\x12-\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12%\n" +
+	"\aoverall\x18\x02 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\aoverall\x121\n" +
+	"\rcommunication\x18\x03 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\rcommunication\x12%\n" +
+	"\aquality\x18\x04 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\aquality\x12+\n" +
 	"\n" +
-	"timeliness\x18\x05 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\n" +
+	"timeliness\x18\x05 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\n" +
 	"timeliness\x12!\n" +
 	"\x04text\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x88'H\x00R\x04text\x88\x01\x01B\a\n" +
 	"\x05_text\"p\n" +

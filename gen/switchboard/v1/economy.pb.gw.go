@@ -562,7 +562,7 @@ func request_EconomyService_AcceptContractScope_0(ctx context.Context, marshaler
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "n")
 	}
-	protoReq.N, err = runtime.Int32(val)
+	protoReq.N, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "n", err)
 	}
@@ -594,7 +594,7 @@ func local_request_EconomyService_AcceptContractScope_0(ctx context.Context, mar
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "n")
 	}
-	protoReq.N, err = runtime.Int32(val)
+	protoReq.N, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "n", err)
 	}
@@ -623,7 +623,7 @@ func request_EconomyService_DeclineContractScope_0(ctx context.Context, marshale
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "n")
 	}
-	protoReq.N, err = runtime.Int32(val)
+	protoReq.N, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "n", err)
 	}
@@ -655,7 +655,7 @@ func local_request_EconomyService_DeclineContractScope_0(ctx context.Context, ma
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "n")
 	}
-	protoReq.N, err = runtime.Int32(val)
+	protoReq.N, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "n", err)
 	}

@@ -8,6 +8,7 @@ package operator
 import (
 	"context"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -215,12 +216,31 @@ func (x *Service) ProposeContractScope(ctx context.Context, req *switchboardv1.P
 
 // AcceptContractScope is the provider's yes to an amendment.
 func (x *Service) AcceptContractScope(ctx context.Context, req *switchboardv1.AnswerContractScopeRequest) (*switchboardv1.ContractMoveResponse, error) {
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.ScopeAccept, N: int(req.GetN())})
+	n, err := amendment(req.GetN())
+	if err != nil {
+		return nil, err
+	}
+	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.ScopeAccept, N: n})
 }
 
 // DeclineContractScope is the provider's no to an amendment.
 func (x *Service) DeclineContractScope(ctx context.Context, req *switchboardv1.AnswerContractScopeRequest) (*switchboardv1.ContractMoveResponse, error) {
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.ScopeDecline, N: int(req.GetN())})
+	n, err := amendment(req.GetN())
+	if err != nil {
+		return nil, err
+	}
+	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.ScopeDecline, N: n})
+}
+
+// amendment reads an amendment's number. The contract carries it as text,
+// as every path variable (so the boundary's path rules hold for it too);
+// an empty one is refused before (a missing path segment).
+func amendment(n string) (int, error) {
+	v, err := strconv.Atoi(n)
+	if err != nil || v < 1 {
+		return 0, apperr.Invalid("n must be an amendment's number: a whole number from 1, not %q", n)
+	}
+	return v, nil
 }
 
 // SuggestCloseContract is the provider asking the client to close.
