@@ -68,7 +68,7 @@ func (e *Executor) economySpecs() []*spec {
 					if err != nil {
 						return nil, err
 					}
-					return call(ctx, sv.SuggestCloseContract, &switchboardv1.ContractMoveRequest{Id: a.id})
+					return call(ctx, sv.SuggestCloseContract, &switchboardv1.SuggestCloseContractRequest{Id: a.id})
 				}},
 			&spec{name: "submit_deliverable", description: "Deliver a contract's work (contractId, summary, url or documentId)",
 				run: func(ctx context.Context, _ *auth.Principal, body json.RawMessage) (proto.Message, error) {
@@ -89,7 +89,7 @@ func (e *Executor) economySpecs() []*spec {
 					if err != nil {
 						return nil, err
 					}
-					return call(ctx, sv.CloseContract, &switchboardv1.ContractMoveRequest{Id: a.id})
+					return call(ctx, sv.CloseContract, &switchboardv1.CloseContractRequest{Id: a.id})
 				}},
 			&spec{name: "dispute_project", description: "Dispute a contract: its money waits for the admin (contractId, reason)",
 				run: func(ctx context.Context, _ *auth.Principal, body json.RawMessage) (proto.Message, error) {

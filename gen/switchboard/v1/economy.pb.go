@@ -705,11 +705,12 @@ func (x *ProviderRef) GetConnectionId() string {
 type HireProviderRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The provider: a local user's id or a connection's id.
-	Provider   *ProviderRef `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
-	TaskType   string       `protobuf:"bytes,2,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
-	Title      string       `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
-	Scope      []string     `protobuf:"bytes,4,rep,name=scope,proto3" json:"scope,omitempty"`
-	PriceCents int32        `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	Provider *ProviderRef `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	TaskType string       `protobuf:"bytes,2,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
+	Title    string       `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	Scope    []string     `protobuf:"bytes,4,rep,name=scope,proto3" json:"scope,omitempty"`
+	// Above 0.
+	PriceCents int32 `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	// ISO 4217; the instance's currency when absent.
 	Currency      string                 `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
 	DueAt         *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=due_at,json=dueAt,proto3,oneof" json:"due_at,omitempty"`
@@ -1083,29 +1084,27 @@ func (x *GetContractResponse) GetCounterpartReviewed() bool {
 	return false
 }
 
-type ContractMoveRequest struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// Why, for a decline or a withdrawal.
-	Reason        *string `protobuf:"bytes,2,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
+type AcceptContractRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ContractMoveRequest) Reset() {
-	*x = ContractMoveRequest{}
+func (x *AcceptContractRequest) Reset() {
+	*x = AcceptContractRequest{}
 	mi := &file_switchboard_v1_economy_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ContractMoveRequest) String() string {
+func (x *AcceptContractRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ContractMoveRequest) ProtoMessage() {}
+func (*AcceptContractRequest) ProtoMessage() {}
 
-func (x *ContractMoveRequest) ProtoReflect() protoreflect.Message {
+func (x *AcceptContractRequest) ProtoReflect() protoreflect.Message {
 	mi := &file_switchboard_v1_economy_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1117,46 +1116,41 @@ func (x *ContractMoveRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ContractMoveRequest.ProtoReflect.Descriptor instead.
-func (*ContractMoveRequest) Descriptor() ([]byte, []int) {
+// Deprecated: Use AcceptContractRequest.ProtoReflect.Descriptor instead.
+func (*AcceptContractRequest) Descriptor() ([]byte, []int) {
 	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{12}
 }
 
-func (x *ContractMoveRequest) GetId() string {
+func (x *AcceptContractRequest) GetId() string {
 	if x != nil {
 		return x.Id
 	}
 	return ""
 }
 
-func (x *ContractMoveRequest) GetReason() string {
-	if x != nil && x.Reason != nil {
-		return *x.Reason
-	}
-	return ""
-}
-
-type ContractMoveResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+type DeclineContractRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Why, told to the client.
+	Reason        *string `protobuf:"bytes,2,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ContractMoveResponse) Reset() {
-	*x = ContractMoveResponse{}
+func (x *DeclineContractRequest) Reset() {
+	*x = DeclineContractRequest{}
 	mi := &file_switchboard_v1_economy_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ContractMoveResponse) String() string {
+func (x *DeclineContractRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ContractMoveResponse) ProtoMessage() {}
+func (*DeclineContractRequest) ProtoMessage() {}
 
-func (x *ContractMoveResponse) ProtoReflect() protoreflect.Message {
+func (x *DeclineContractRequest) ProtoReflect() protoreflect.Message {
 	mi := &file_switchboard_v1_economy_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1168,12 +1162,790 @@ func (x *ContractMoveResponse) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ContractMoveResponse.ProtoReflect.Descriptor instead.
-func (*ContractMoveResponse) Descriptor() ([]byte, []int) {
+// Deprecated: Use DeclineContractRequest.ProtoReflect.Descriptor instead.
+func (*DeclineContractRequest) Descriptor() ([]byte, []int) {
 	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{13}
 }
 
-func (x *ContractMoveResponse) GetContract() *Contract {
+func (x *DeclineContractRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *DeclineContractRequest) GetReason() string {
+	if x != nil && x.Reason != nil {
+		return *x.Reason
+	}
+	return ""
+}
+
+type WithdrawContractRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Why, told to the provider.
+	Reason        *string `protobuf:"bytes,2,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WithdrawContractRequest) Reset() {
+	*x = WithdrawContractRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WithdrawContractRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WithdrawContractRequest) ProtoMessage() {}
+
+func (x *WithdrawContractRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WithdrawContractRequest.ProtoReflect.Descriptor instead.
+func (*WithdrawContractRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *WithdrawContractRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *WithdrawContractRequest) GetReason() string {
+	if x != nil && x.Reason != nil {
+		return *x.Reason
+	}
+	return ""
+}
+
+type CloseContractRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CloseContractRequest) Reset() {
+	*x = CloseContractRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloseContractRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloseContractRequest) ProtoMessage() {}
+
+func (x *CloseContractRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloseContractRequest.ProtoReflect.Descriptor instead.
+func (*CloseContractRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *CloseContractRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type SuggestCloseContractRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SuggestCloseContractRequest) Reset() {
+	*x = SuggestCloseContractRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SuggestCloseContractRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SuggestCloseContractRequest) ProtoMessage() {}
+
+func (x *SuggestCloseContractRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SuggestCloseContractRequest.ProtoReflect.Descriptor instead.
+func (*SuggestCloseContractRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SuggestCloseContractRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// AcceptContractResponse is the contract after the move.
+type AcceptContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptContractResponse) Reset() {
+	*x = AcceptContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptContractResponse) ProtoMessage() {}
+
+func (x *AcceptContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptContractResponse.ProtoReflect.Descriptor instead.
+func (*AcceptContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *AcceptContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// DeclineContractResponse is the contract after the move.
+type DeclineContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineContractResponse) Reset() {
+	*x = DeclineContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineContractResponse) ProtoMessage() {}
+
+func (x *DeclineContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineContractResponse.ProtoReflect.Descriptor instead.
+func (*DeclineContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *DeclineContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// WithdrawContractResponse is the contract after the move.
+type WithdrawContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WithdrawContractResponse) Reset() {
+	*x = WithdrawContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WithdrawContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WithdrawContractResponse) ProtoMessage() {}
+
+func (x *WithdrawContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WithdrawContractResponse.ProtoReflect.Descriptor instead.
+func (*WithdrawContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *WithdrawContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// DeliverContractResponse is the contract after the move.
+type DeliverContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeliverContractResponse) Reset() {
+	*x = DeliverContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeliverContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeliverContractResponse) ProtoMessage() {}
+
+func (x *DeliverContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeliverContractResponse.ProtoReflect.Descriptor instead.
+func (*DeliverContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *DeliverContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// CloseContractResponse is the contract after the move.
+type CloseContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CloseContractResponse) Reset() {
+	*x = CloseContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloseContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloseContractResponse) ProtoMessage() {}
+
+func (x *CloseContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloseContractResponse.ProtoReflect.Descriptor instead.
+func (*CloseContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CloseContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// DisputeContractResponse is the contract after the move.
+type DisputeContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DisputeContractResponse) Reset() {
+	*x = DisputeContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DisputeContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DisputeContractResponse) ProtoMessage() {}
+
+func (x *DisputeContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DisputeContractResponse.ProtoReflect.Descriptor instead.
+func (*DisputeContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *DisputeContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// PostContractUpdateResponse is the contract after the move.
+type PostContractUpdateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PostContractUpdateResponse) Reset() {
+	*x = PostContractUpdateResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PostContractUpdateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PostContractUpdateResponse) ProtoMessage() {}
+
+func (x *PostContractUpdateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PostContractUpdateResponse.ProtoReflect.Descriptor instead.
+func (*PostContractUpdateResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *PostContractUpdateResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// AskContractQuestionResponse is the contract after the move.
+type AskContractQuestionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AskContractQuestionResponse) Reset() {
+	*x = AskContractQuestionResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AskContractQuestionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AskContractQuestionResponse) ProtoMessage() {}
+
+func (x *AskContractQuestionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AskContractQuestionResponse.ProtoReflect.Descriptor instead.
+func (*AskContractQuestionResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *AskContractQuestionResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// ProposeContractScopeResponse is the contract after the move.
+type ProposeContractScopeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProposeContractScopeResponse) Reset() {
+	*x = ProposeContractScopeResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProposeContractScopeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProposeContractScopeResponse) ProtoMessage() {}
+
+func (x *ProposeContractScopeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProposeContractScopeResponse.ProtoReflect.Descriptor instead.
+func (*ProposeContractScopeResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ProposeContractScopeResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// AcceptContractScopeResponse is the contract after the move.
+type AcceptContractScopeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptContractScopeResponse) Reset() {
+	*x = AcceptContractScopeResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptContractScopeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptContractScopeResponse) ProtoMessage() {}
+
+func (x *AcceptContractScopeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptContractScopeResponse.ProtoReflect.Descriptor instead.
+func (*AcceptContractScopeResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *AcceptContractScopeResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// DeclineContractScopeResponse is the contract after the move.
+type DeclineContractScopeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineContractScopeResponse) Reset() {
+	*x = DeclineContractScopeResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineContractScopeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineContractScopeResponse) ProtoMessage() {}
+
+func (x *DeclineContractScopeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineContractScopeResponse.ProtoReflect.Descriptor instead.
+func (*DeclineContractScopeResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *DeclineContractScopeResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// SuggestCloseContractResponse is the contract after the move.
+type SuggestCloseContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SuggestCloseContractResponse) Reset() {
+	*x = SuggestCloseContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SuggestCloseContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SuggestCloseContractResponse) ProtoMessage() {}
+
+func (x *SuggestCloseContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SuggestCloseContractResponse.ProtoReflect.Descriptor instead.
+func (*SuggestCloseContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *SuggestCloseContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// ReviewContractResponse is the contract after the move.
+type ReviewContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewContractResponse) Reset() {
+	*x = ReviewContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewContractResponse) ProtoMessage() {}
+
+func (x *ReviewContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewContractResponse.ProtoReflect.Descriptor instead.
+func (*ReviewContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ReviewContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// ResolveDisputeResponse is the contract after the move.
+type ResolveDisputeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResolveDisputeResponse) Reset() {
+	*x = ResolveDisputeResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolveDisputeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolveDisputeResponse) ProtoMessage() {}
+
+func (x *ResolveDisputeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolveDisputeResponse.ProtoReflect.Descriptor instead.
+func (*ResolveDisputeResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ResolveDisputeResponse) GetContract() *Contract {
 	if x != nil {
 		return x.Contract
 	}
@@ -1192,7 +1964,7 @@ type DeliverContractRequest struct {
 
 func (x *DeliverContractRequest) Reset() {
 	*x = DeliverContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1976,7 @@ func (x *DeliverContractRequest) String() string {
 func (*DeliverContractRequest) ProtoMessage() {}
 
 func (x *DeliverContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1989,7 @@ func (x *DeliverContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliverContractRequest.ProtoReflect.Descriptor instead.
 func (*DeliverContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{14}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DeliverContractRequest) GetId() string {
@@ -1258,7 +2030,7 @@ type DisputeContractRequest struct {
 
 func (x *DisputeContractRequest) Reset() {
 	*x = DisputeContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1270,7 +2042,7 @@ func (x *DisputeContractRequest) String() string {
 func (*DisputeContractRequest) ProtoMessage() {}
 
 func (x *DisputeContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1283,7 +2055,7 @@ func (x *DisputeContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisputeContractRequest.ProtoReflect.Descriptor instead.
 func (*DisputeContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{15}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DisputeContractRequest) GetId() string {
@@ -1310,7 +2082,7 @@ type PostContractUpdateRequest struct {
 
 func (x *PostContractUpdateRequest) Reset() {
 	*x = PostContractUpdateRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1322,7 +2094,7 @@ func (x *PostContractUpdateRequest) String() string {
 func (*PostContractUpdateRequest) ProtoMessage() {}
 
 func (x *PostContractUpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1335,7 +2107,7 @@ func (x *PostContractUpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PostContractUpdateRequest.ProtoReflect.Descriptor instead.
 func (*PostContractUpdateRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{16}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PostContractUpdateRequest) GetId() string {
@@ -1362,7 +2134,7 @@ type AskContractQuestionRequest struct {
 
 func (x *AskContractQuestionRequest) Reset() {
 	*x = AskContractQuestionRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1374,7 +2146,7 @@ func (x *AskContractQuestionRequest) String() string {
 func (*AskContractQuestionRequest) ProtoMessage() {}
 
 func (x *AskContractQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1387,7 +2159,7 @@ func (x *AskContractQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AskContractQuestionRequest.ProtoReflect.Descriptor instead.
 func (*AskContractQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{17}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AskContractQuestionRequest) GetId() string {
@@ -1416,7 +2188,7 @@ type ProposeContractScopeRequest struct {
 
 func (x *ProposeContractScopeRequest) Reset() {
 	*x = ProposeContractScopeRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1428,7 +2200,7 @@ func (x *ProposeContractScopeRequest) String() string {
 func (*ProposeContractScopeRequest) ProtoMessage() {}
 
 func (x *ProposeContractScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1441,7 +2213,7 @@ func (x *ProposeContractScopeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProposeContractScopeRequest.ProtoReflect.Descriptor instead.
 func (*ProposeContractScopeRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{18}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ProposeContractScopeRequest) GetId() string {
@@ -1465,30 +2237,30 @@ func (x *ProposeContractScopeRequest) GetPriceCents() int32 {
 	return 0
 }
 
-type AnswerContractScopeRequest struct {
+type AcceptContractScopeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// The amendment's number (1 is the first).
-	N             int32 `protobuf:"varint,2,opt,name=n,proto3" json:"n,omitempty"`
+	N             string `protobuf:"bytes,2,opt,name=n,proto3" json:"n,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *AnswerContractScopeRequest) Reset() {
-	*x = AnswerContractScopeRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
+func (x *AcceptContractScopeRequest) Reset() {
+	*x = AcceptContractScopeRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *AnswerContractScopeRequest) String() string {
+func (x *AcceptContractScopeRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*AnswerContractScopeRequest) ProtoMessage() {}
+func (*AcceptContractScopeRequest) ProtoMessage() {}
 
-func (x *AnswerContractScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
+func (x *AcceptContractScopeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1499,40 +2271,94 @@ func (x *AnswerContractScopeRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use AnswerContractScopeRequest.ProtoReflect.Descriptor instead.
-func (*AnswerContractScopeRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{19}
+// Deprecated: Use AcceptContractScopeRequest.ProtoReflect.Descriptor instead.
+func (*AcceptContractScopeRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{36}
 }
 
-func (x *AnswerContractScopeRequest) GetId() string {
+func (x *AcceptContractScopeRequest) GetId() string {
 	if x != nil {
 		return x.Id
 	}
 	return ""
 }
 
-func (x *AnswerContractScopeRequest) GetN() int32 {
+func (x *AcceptContractScopeRequest) GetN() string {
 	if x != nil {
 		return x.N
 	}
-	return 0
+	return ""
+}
+
+type DeclineContractScopeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The amendment's number (1 is the first).
+	N             string `protobuf:"bytes,2,opt,name=n,proto3" json:"n,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineContractScopeRequest) Reset() {
+	*x = DeclineContractScopeRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineContractScopeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineContractScopeRequest) ProtoMessage() {}
+
+func (x *DeclineContractScopeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineContractScopeRequest.ProtoReflect.Descriptor instead.
+func (*DeclineContractScopeRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *DeclineContractScopeRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *DeclineContractScopeRequest) GetN() string {
+	if x != nil {
+		return x.N
+	}
+	return ""
 }
 
 type ReviewContractRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Overall       int32                  `protobuf:"varint,2,opt,name=overall,proto3" json:"overall,omitempty"`
-	Communication int32                  `protobuf:"varint,3,opt,name=communication,proto3" json:"communication,omitempty"`
-	Quality       int32                  `protobuf:"varint,4,opt,name=quality,proto3" json:"quality,omitempty"`
-	Timeliness    int32                  `protobuf:"varint,5,opt,name=timeliness,proto3" json:"timeliness,omitempty"`
-	Text          *string                `protobuf:"bytes,6,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The four scores, 1 to 5 each.
+	Overall       int32   `protobuf:"varint,2,opt,name=overall,proto3" json:"overall,omitempty"`
+	Communication int32   `protobuf:"varint,3,opt,name=communication,proto3" json:"communication,omitempty"`
+	Quality       int32   `protobuf:"varint,4,opt,name=quality,proto3" json:"quality,omitempty"`
+	Timeliness    int32   `protobuf:"varint,5,opt,name=timeliness,proto3" json:"timeliness,omitempty"`
+	Text          *string `protobuf:"bytes,6,opt,name=text,proto3,oneof" json:"text,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReviewContractRequest) Reset() {
 	*x = ReviewContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1544,7 +2370,7 @@ func (x *ReviewContractRequest) String() string {
 func (*ReviewContractRequest) ProtoMessage() {}
 
 func (x *ReviewContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1557,7 +2383,7 @@ func (x *ReviewContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReviewContractRequest.ProtoReflect.Descriptor instead.
 func (*ReviewContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{20}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ReviewContractRequest) GetId() string {
@@ -1612,7 +2438,7 @@ type SetReviewVisibilityRequest struct {
 
 func (x *SetReviewVisibilityRequest) Reset() {
 	*x = SetReviewVisibilityRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1624,7 +2450,7 @@ func (x *SetReviewVisibilityRequest) String() string {
 func (*SetReviewVisibilityRequest) ProtoMessage() {}
 
 func (x *SetReviewVisibilityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1637,7 +2463,7 @@ func (x *SetReviewVisibilityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetReviewVisibilityRequest.ProtoReflect.Descriptor instead.
 func (*SetReviewVisibilityRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{21}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SetReviewVisibilityRequest) GetId() string {
@@ -1663,7 +2489,7 @@ type SetReviewVisibilityResponse struct {
 
 func (x *SetReviewVisibilityResponse) Reset() {
 	*x = SetReviewVisibilityResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1675,7 +2501,7 @@ func (x *SetReviewVisibilityResponse) String() string {
 func (*SetReviewVisibilityResponse) ProtoMessage() {}
 
 func (x *SetReviewVisibilityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1688,7 +2514,7 @@ func (x *SetReviewVisibilityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetReviewVisibilityResponse.ProtoReflect.Descriptor instead.
 func (*SetReviewVisibilityResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{22}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SetReviewVisibilityResponse) GetReview() *ContractReview {
@@ -1710,7 +2536,7 @@ type FindProvidersRequest struct {
 
 func (x *FindProvidersRequest) Reset() {
 	*x = FindProvidersRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1722,7 +2548,7 @@ func (x *FindProvidersRequest) String() string {
 func (*FindProvidersRequest) ProtoMessage() {}
 
 func (x *FindProvidersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1735,7 +2561,7 @@ func (x *FindProvidersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindProvidersRequest.ProtoReflect.Descriptor instead.
 func (*FindProvidersRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{23}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *FindProvidersRequest) GetTaskType() string {
@@ -1784,7 +2610,7 @@ type ProviderMatch struct {
 
 func (x *ProviderMatch) Reset() {
 	*x = ProviderMatch{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1796,7 +2622,7 @@ func (x *ProviderMatch) String() string {
 func (*ProviderMatch) ProtoMessage() {}
 
 func (x *ProviderMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1809,7 +2635,7 @@ func (x *ProviderMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderMatch.ProtoReflect.Descriptor instead.
 func (*ProviderMatch) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{24}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ProviderMatch) GetProvider() *ContractParty {
@@ -1877,7 +2703,7 @@ type FindProvidersResponse struct {
 
 func (x *FindProvidersResponse) Reset() {
 	*x = FindProvidersResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1889,7 +2715,7 @@ func (x *FindProvidersResponse) String() string {
 func (*FindProvidersResponse) ProtoMessage() {}
 
 func (x *FindProvidersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1902,7 +2728,7 @@ func (x *FindProvidersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindProvidersResponse.ProtoReflect.Descriptor instead.
 func (*FindProvidersResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{25}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *FindProvidersResponse) GetProviders() []*ProviderMatch {
@@ -1922,7 +2748,7 @@ type ListEconomyLedgerRequest struct {
 
 func (x *ListEconomyLedgerRequest) Reset() {
 	*x = ListEconomyLedgerRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1934,7 +2760,7 @@ func (x *ListEconomyLedgerRequest) String() string {
 func (*ListEconomyLedgerRequest) ProtoMessage() {}
 
 func (x *ListEconomyLedgerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1947,7 +2773,7 @@ func (x *ListEconomyLedgerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEconomyLedgerRequest.ProtoReflect.Descriptor instead.
 func (*ListEconomyLedgerRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{26}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListEconomyLedgerRequest) GetLimit() int32 {
@@ -1980,7 +2806,7 @@ type EconomyLedgerRow struct {
 
 func (x *EconomyLedgerRow) Reset() {
 	*x = EconomyLedgerRow{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1992,7 +2818,7 @@ func (x *EconomyLedgerRow) String() string {
 func (*EconomyLedgerRow) ProtoMessage() {}
 
 func (x *EconomyLedgerRow) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2005,7 +2831,7 @@ func (x *EconomyLedgerRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EconomyLedgerRow.ProtoReflect.Descriptor instead.
 func (*EconomyLedgerRow) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{27}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *EconomyLedgerRow) GetId() string {
@@ -2062,7 +2888,7 @@ type ListEconomyLedgerResponse struct {
 
 func (x *ListEconomyLedgerResponse) Reset() {
 	*x = ListEconomyLedgerResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2074,7 +2900,7 @@ func (x *ListEconomyLedgerResponse) String() string {
 func (*ListEconomyLedgerResponse) ProtoMessage() {}
 
 func (x *ListEconomyLedgerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2087,7 +2913,7 @@ func (x *ListEconomyLedgerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEconomyLedgerResponse.ProtoReflect.Descriptor instead.
 func (*ListEconomyLedgerResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{28}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListEconomyLedgerResponse) GetRows() []*EconomyLedgerRow {
@@ -2123,7 +2949,7 @@ type EconomyEarnings struct {
 
 func (x *EconomyEarnings) Reset() {
 	*x = EconomyEarnings{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2135,7 +2961,7 @@ func (x *EconomyEarnings) String() string {
 func (*EconomyEarnings) ProtoMessage() {}
 
 func (x *EconomyEarnings) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2148,7 +2974,7 @@ func (x *EconomyEarnings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EconomyEarnings.ProtoReflect.Descriptor instead.
 func (*EconomyEarnings) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{29}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *EconomyEarnings) GetCurrency() string {
@@ -2184,7 +3010,7 @@ type ListDisputesRequest struct {
 
 func (x *ListDisputesRequest) Reset() {
 	*x = ListDisputesRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2196,7 +3022,7 @@ func (x *ListDisputesRequest) String() string {
 func (*ListDisputesRequest) ProtoMessage() {}
 
 func (x *ListDisputesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2209,7 +3035,7 @@ func (x *ListDisputesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDisputesRequest.ProtoReflect.Descriptor instead.
 func (*ListDisputesRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{30}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListDisputesRequest) GetLimit() int32 {
@@ -2243,7 +3069,7 @@ type ListDisputesResponse struct {
 
 func (x *ListDisputesResponse) Reset() {
 	*x = ListDisputesResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2255,7 +3081,7 @@ func (x *ListDisputesResponse) String() string {
 func (*ListDisputesResponse) ProtoMessage() {}
 
 func (x *ListDisputesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2268,7 +3094,7 @@ func (x *ListDisputesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDisputesResponse.ProtoReflect.Descriptor instead.
 func (*ListDisputesResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{31}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListDisputesResponse) GetDisputes() []*Contract {
@@ -2297,7 +3123,7 @@ type ResolveDisputeRequest struct {
 
 func (x *ResolveDisputeRequest) Reset() {
 	*x = ResolveDisputeRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2309,7 +3135,7 @@ func (x *ResolveDisputeRequest) String() string {
 func (*ResolveDisputeRequest) ProtoMessage() {}
 
 func (x *ResolveDisputeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2322,7 +3148,7 @@ func (x *ResolveDisputeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveDisputeRequest.ProtoReflect.Descriptor instead.
 func (*ResolveDisputeRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{32}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ResolveDisputeRequest) GetId() string {
@@ -2372,7 +3198,7 @@ type ReceiveContractMoveRequest struct {
 
 func (x *ReceiveContractMoveRequest) Reset() {
 	*x = ReceiveContractMoveRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2384,7 +3210,7 @@ func (x *ReceiveContractMoveRequest) String() string {
 func (*ReceiveContractMoveRequest) ProtoMessage() {}
 
 func (x *ReceiveContractMoveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2397,7 +3223,7 @@ func (x *ReceiveContractMoveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiveContractMoveRequest.ProtoReflect.Descriptor instead.
 func (*ReceiveContractMoveRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{33}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ReceiveContractMoveRequest) GetMoveId() string {
@@ -2495,7 +3321,7 @@ type ReceiveContractMoveResponse struct {
 
 func (x *ReceiveContractMoveResponse) Reset() {
 	*x = ReceiveContractMoveResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[34]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2507,7 +3333,7 @@ func (x *ReceiveContractMoveResponse) String() string {
 func (*ReceiveContractMoveResponse) ProtoMessage() {}
 
 func (x *ReceiveContractMoveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[34]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2520,7 +3346,7 @@ func (x *ReceiveContractMoveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiveContractMoveResponse.ProtoReflect.Descriptor instead.
 func (*ReceiveContractMoveResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{34}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ReceiveContractMoveResponse) GetApplied() bool {
@@ -2642,13 +3468,13 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\rconnection_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@H\x01R\fconnectionId\x88\x01\x01B\n" +
 	"\n" +
 	"\b_user_idB\x10\n" +
-	"\x0e_connection_id\"\xe4\x02\n" +
+	"\x0e_connection_id\"\xe2\x02\n" +
 	"\x13HireProviderRequest\x12=\n" +
 	"\bprovider\x18\x01 \x01(\v2\x1b.switchboard.v1.ProviderRefB\x04\xe8\xf3\x18\x01R\bprovider\x12(\n" +
 	"\ttask_type\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01R\btaskType\x12\"\n" +
 	"\x05title\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xc8\x01\xe8\xf3\x18\x01R\x05title\x12%\n" +
-	"\x05scope\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xd0\x0fR\x05scope\x121\n" +
-	"\vprice_cents\x18\x05 \x01(\x05B\x10\xbaH\t\x1a\a\x18\x80\xc2\xd7/ \x00\xe8\xf3\x18\x01R\n" +
+	"\x05scope\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xd0\x0fR\x05scope\x12/\n" +
+	"\vprice_cents\x18\x05 \x01(\x05B\x0e\xbaH\a\x1a\x05\x18\x80\xc2\xd7/\xe8\xf3\x18\x01R\n" +
 	"priceCents\x12#\n" +
 	"\bcurrency\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18\x03R\bcurrency\x126\n" +
 	"\x06due_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x05dueAt\x88\x01\x01B\t\n" +
@@ -2674,12 +3500,48 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"amendments\x18\x03 \x03(\v2!.switchboard.v1.ContractAmendmentR\n" +
 	"amendments\x128\n" +
 	"\areviews\x18\x04 \x03(\v2\x1e.switchboard.v1.ContractReviewR\areviews\x121\n" +
-	"\x14counterpart_reviewed\x18\x05 \x01(\bR\x13counterpartReviewed\"`\n" +
-	"\x13ContractMoveRequest\x12\x17\n" +
+	"\x14counterpart_reviewed\x18\x05 \x01(\bR\x13counterpartReviewed\"0\n" +
+	"\x15AcceptContractRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"c\n" +
+	"\x16DeclineContractRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12%\n" +
 	"\x06reason\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fH\x00R\x06reason\x88\x01\x01B\t\n" +
-	"\a_reason\"L\n" +
-	"\x14ContractMoveResponse\x124\n" +
+	"\a_reason\"d\n" +
+	"\x17WithdrawContractRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12%\n" +
+	"\x06reason\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fH\x00R\x06reason\x88\x01\x01B\t\n" +
+	"\a_reason\"/\n" +
+	"\x14CloseContractRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"6\n" +
+	"\x1bSuggestCloseContractRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"N\n" +
+	"\x16AcceptContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"O\n" +
+	"\x17DeclineContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"P\n" +
+	"\x18WithdrawContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"O\n" +
+	"\x17DeliverContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"M\n" +
+	"\x15CloseContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"O\n" +
+	"\x17DisputeContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"R\n" +
+	"\x1aPostContractUpdateResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"S\n" +
+	"\x1bAskContractQuestionResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"T\n" +
+	"\x1cProposeContractScopeResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"S\n" +
+	"\x1bAcceptContractScopeResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"T\n" +
+	"\x1cDeclineContractScopeResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"T\n" +
+	"\x1cSuggestCloseContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"N\n" +
+	"\x16ReviewContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"N\n" +
+	"\x16ResolveDisputeResponse\x124\n" +
 	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"\xc1\x01\n" +
 	"\x16DeliverContractRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12&\n" +
@@ -2702,17 +3564,20 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12 \n" +
 	"\x04item\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xd0\x0f\xe8\xf3\x18\x01R\x04item\x12-\n" +
 	"\vprice_cents\x18\x03 \x01(\x05B\f\xbaH\t\x1a\a\x18\x80\xc2\xd7/(\x00R\n" +
-	"priceCents\"C\n" +
-	"\x1aAnswerContractScopeRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\f\n" +
-	"\x01n\x18\x02 \x01(\x05R\x01n\"\x92\x02\n" +
+	"priceCents\"L\n" +
+	"\x1aAcceptContractScopeRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\x15\n" +
+	"\x01n\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x01n\"M\n" +
+	"\x1bDeclineContractScopeRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\x15\n" +
+	"\x01n\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x01n\"\x8a\x02\n" +
 	"\x15ReviewContractRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12'\n" +
-	"\aoverall\x18\x02 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\aoverall\x123\n" +
-	"\rcommunication\x18\x03 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\rcommunication\x12'\n" +
-	"\aquality\x18\x04 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\aquality\x12-\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12%\n" +
+	"\aoverall\x18\x02 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\aoverall\x121\n" +
+	"\rcommunication\x18\x03 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\rcommunication\x12%\n" +
+	"\aquality\x18\x04 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\aquality\x12+\n" +
 	"\n" +
-	"timeliness\x18\x05 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\n" +
+	"timeliness\x18\x05 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\n" +
 	"timeliness\x12!\n" +
 	"\x04text\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x88'H\x00R\x04text\x88\x01\x01B\a\n" +
 	"\x05_text\"p\n" +
@@ -2801,30 +3666,30 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x11_provider_percent\"d\n" +
 	"\x1bReceiveContractMoveResponse\x12\x18\n" +
 	"\aapplied\x18\x01 \x01(\bR\aapplied\x12+\n" +
-	"\x06status\x18\x02 \x01(\tB\x13\xba\xf5\x18\x0fcontract_statusR\x06status2\x90\x18\n" +
+	"\x06status\x18\x02 \x01(\tB\x13\xba\xf5\x18\x0fcontract_statusR\x06status2\xe1\x18\n" +
 	"\x0eEconomyService\x12\x92\x01\n" +
 	"\fHireProvider\x12#.switchboard.v1.HireProviderRequest\x1a$.switchboard.v1.HireProviderResponse\"7\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/economy/contracts\x12\x8d\x01\n" +
 	"\rListContracts\x12$.switchboard.v1.ListContractsRequest\x1a%.switchboard.v1.ListContractsResponse\"/\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x18\x12\x16/api/economy/contracts\x12\x8c\x01\n" +
-	"\vGetContract\x12\".switchboard.v1.GetContractRequest\x1a#.switchboard.v1.GetContractResponse\"4\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/economy/contracts/{id}\x12\x9b\x01\n" +
-	"\x0eAcceptContract\x12#.switchboard.v1.ContractMoveRequest\x1a$.switchboard.v1.ContractMoveResponse\">\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/accept\x12\x9d\x01\n" +
-	"\x0fDeclineContract\x12#.switchboard.v1.ContractMoveRequest\x1a$.switchboard.v1.ContractMoveResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/decline\x12\x9f\x01\n" +
-	"\x10WithdrawContract\x12#.switchboard.v1.ContractMoveRequest\x1a$.switchboard.v1.ContractMoveResponse\"@\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02):\x01*\"$/api/economy/contracts/{id}/withdraw\x12\xa0\x01\n" +
-	"\x0fDeliverContract\x12&.switchboard.v1.DeliverContractRequest\x1a$.switchboard.v1.ContractMoveResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/deliver\x12\x99\x01\n" +
-	"\rCloseContract\x12#.switchboard.v1.ContractMoveRequest\x1a$.switchboard.v1.ContractMoveResponse\"=\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02&:\x01*\"!/api/economy/contracts/{id}/close\x12\xa0\x01\n" +
-	"\x0fDisputeContract\x12&.switchboard.v1.DisputeContractRequest\x1a$.switchboard.v1.ContractMoveResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/dispute\x12\xa5\x01\n" +
-	"\x12PostContractUpdate\x12).switchboard.v1.PostContractUpdateRequest\x1a$.switchboard.v1.ContractMoveResponse\">\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/update\x12\xa9\x01\n" +
-	"\x13AskContractQuestion\x12*.switchboard.v1.AskContractQuestionRequest\x1a$.switchboard.v1.ContractMoveResponse\"@\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02):\x01*\"$/api/economy/contracts/{id}/question\x12\xa8\x01\n" +
-	"\x14ProposeContractScope\x12+.switchboard.v1.ProposeContractScopeRequest\x1a$.switchboard.v1.ContractMoveResponse\"=\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02&:\x01*\"!/api/economy/contracts/{id}/scope\x12\xb1\x01\n" +
-	"\x13AcceptContractScope\x12*.switchboard.v1.AnswerContractScopeRequest\x1a$.switchboard.v1.ContractMoveResponse\"H\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x021:\x01*\",/api/economy/contracts/{id}/scope/{n}/accept\x12\xb3\x01\n" +
-	"\x14DeclineContractScope\x12*.switchboard.v1.AnswerContractScopeRequest\x1a$.switchboard.v1.ContractMoveResponse\"I\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x022:\x01*\"-/api/economy/contracts/{id}/scope/{n}/decline\x12\xa8\x01\n" +
-	"\x14SuggestCloseContract\x12#.switchboard.v1.ContractMoveRequest\x1a$.switchboard.v1.ContractMoveResponse\"E\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02.:\x01*\")/api/economy/contracts/{id}/suggest-close\x12\xa2\x01\n" +
-	"\x0eReviewContract\x12%.switchboard.v1.ReviewContractRequest\x1a$.switchboard.v1.ContractMoveResponse\"C\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/review\x12\xa5\x01\n" +
+	"\vGetContract\x12\".switchboard.v1.GetContractRequest\x1a#.switchboard.v1.GetContractResponse\"4\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/economy/contracts/{id}\x12\x9f\x01\n" +
+	"\x0eAcceptContract\x12%.switchboard.v1.AcceptContractRequest\x1a&.switchboard.v1.AcceptContractResponse\">\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/accept\x12\xa3\x01\n" +
+	"\x0fDeclineContract\x12&.switchboard.v1.DeclineContractRequest\x1a'.switchboard.v1.DeclineContractResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/decline\x12\xa7\x01\n" +
+	"\x10WithdrawContract\x12'.switchboard.v1.WithdrawContractRequest\x1a(.switchboard.v1.WithdrawContractResponse\"@\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02):\x01*\"$/api/economy/contracts/{id}/withdraw\x12\xa3\x01\n" +
+	"\x0fDeliverContract\x12&.switchboard.v1.DeliverContractRequest\x1a'.switchboard.v1.DeliverContractResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/deliver\x12\x9b\x01\n" +
+	"\rCloseContract\x12$.switchboard.v1.CloseContractRequest\x1a%.switchboard.v1.CloseContractResponse\"=\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02&:\x01*\"!/api/economy/contracts/{id}/close\x12\xa3\x01\n" +
+	"\x0fDisputeContract\x12&.switchboard.v1.DisputeContractRequest\x1a'.switchboard.v1.DisputeContractResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/dispute\x12\xab\x01\n" +
+	"\x12PostContractUpdate\x12).switchboard.v1.PostContractUpdateRequest\x1a*.switchboard.v1.PostContractUpdateResponse\">\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/update\x12\xb0\x01\n" +
+	"\x13AskContractQuestion\x12*.switchboard.v1.AskContractQuestionRequest\x1a+.switchboard.v1.AskContractQuestionResponse\"@\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02):\x01*\"$/api/economy/contracts/{id}/question\x12\xb0\x01\n" +
+	"\x14ProposeContractScope\x12+.switchboard.v1.ProposeContractScopeRequest\x1a,.switchboard.v1.ProposeContractScopeResponse\"=\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02&:\x01*\"!/api/economy/contracts/{id}/scope\x12\xb8\x01\n" +
+	"\x13AcceptContractScope\x12*.switchboard.v1.AcceptContractScopeRequest\x1a+.switchboard.v1.AcceptContractScopeResponse\"H\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x021:\x01*\",/api/economy/contracts/{id}/scope/{n}/accept\x12\xbc\x01\n" +
+	"\x14DeclineContractScope\x12+.switchboard.v1.DeclineContractScopeRequest\x1a,.switchboard.v1.DeclineContractScopeResponse\"I\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x022:\x01*\"-/api/economy/contracts/{id}/scope/{n}/decline\x12\xb8\x01\n" +
+	"\x14SuggestCloseContract\x12+.switchboard.v1.SuggestCloseContractRequest\x1a,.switchboard.v1.SuggestCloseContractResponse\"E\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02.:\x01*\")/api/economy/contracts/{id}/suggest-close\x12\xa4\x01\n" +
+	"\x0eReviewContract\x12%.switchboard.v1.ReviewContractRequest\x1a&.switchboard.v1.ReviewContractResponse\"C\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/review\x12\xa5\x01\n" +
 	"\x13SetReviewVisibility\x12*.switchboard.v1.SetReviewVisibilityRequest\x1a+.switchboard.v1.SetReviewVisibilityResponse\"5\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x1e:\x01*2\x19/api/economy/reviews/{id}\x12\x8d\x01\n" +
 	"\rFindProviders\x12$.switchboard.v1.FindProvidersRequest\x1a%.switchboard.v1.FindProvidersResponse\"/\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x18\x12\x16/api/economy/providers\x12\x96\x01\n" +
-	"\x11ListEconomyLedger\x12(.switchboard.v1.ListEconomyLedgerRequest\x1a).switchboard.v1.ListEconomyLedgerResponse\",\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x15\x12\x13/api/economy/ledger2\xa0\x02\n" +
+	"\x11ListEconomyLedger\x12(.switchboard.v1.ListEconomyLedgerRequest\x1a).switchboard.v1.ListEconomyLedgerResponse\",\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x15\x12\x13/api/economy/ledger2\xa2\x02\n" +
 	"\x13EconomyAdminService\x12}\n" +
-	"\fListDisputes\x12#.switchboard.v1.ListDisputesRequest\x1a$.switchboard.v1.ListDisputesResponse\"\"\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x15\x12\x13/api/admin/disputes\x12\x89\x01\n" +
-	"\x0eResolveDispute\x12%.switchboard.v1.ResolveDisputeRequest\x1a$.switchboard.v1.ContractMoveResponse\"*\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/admin/disputes/{id}2\xf4\x01\n" +
+	"\fListDisputes\x12#.switchboard.v1.ListDisputesRequest\x1a$.switchboard.v1.ListDisputesResponse\"\"\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x15\x12\x13/api/admin/disputes\x12\x8b\x01\n" +
+	"\x0eResolveDispute\x12%.switchboard.v1.ResolveDisputeRequest\x1a&.switchboard.v1.ResolveDisputeResponse\"*\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/admin/disputes/{id}2\xf4\x01\n" +
 	"\x12EconomyPeerService\x12\xdd\x01\n" +
 	"\x13ReceiveContractMove\x12*.switchboard.v1.ReceiveContractMoveRequest\x1a+.switchboard.v1.ReceiveContractMoveResponse\"m\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
 	"federation\xe2\xf4\x18,moves are idempotent on the sender's move id\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/federation/economy/movesBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
@@ -2841,128 +3706,159 @@ func file_switchboard_v1_economy_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_economy_proto_rawDescData
 }
 
-var file_switchboard_v1_economy_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_switchboard_v1_economy_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_switchboard_v1_economy_proto_goTypes = []any{
-	(*ContractParty)(nil),               // 0: switchboard.v1.ContractParty
-	(*Contract)(nil),                    // 1: switchboard.v1.Contract
-	(*ContractEntry)(nil),               // 2: switchboard.v1.ContractEntry
-	(*ContractAmendment)(nil),           // 3: switchboard.v1.ContractAmendment
-	(*ContractReview)(nil),              // 4: switchboard.v1.ContractReview
-	(*ProviderRef)(nil),                 // 5: switchboard.v1.ProviderRef
-	(*HireProviderRequest)(nil),         // 6: switchboard.v1.HireProviderRequest
-	(*HireProviderResponse)(nil),        // 7: switchboard.v1.HireProviderResponse
-	(*ListContractsRequest)(nil),        // 8: switchboard.v1.ListContractsRequest
-	(*ListContractsResponse)(nil),       // 9: switchboard.v1.ListContractsResponse
-	(*GetContractRequest)(nil),          // 10: switchboard.v1.GetContractRequest
-	(*GetContractResponse)(nil),         // 11: switchboard.v1.GetContractResponse
-	(*ContractMoveRequest)(nil),         // 12: switchboard.v1.ContractMoveRequest
-	(*ContractMoveResponse)(nil),        // 13: switchboard.v1.ContractMoveResponse
-	(*DeliverContractRequest)(nil),      // 14: switchboard.v1.DeliverContractRequest
-	(*DisputeContractRequest)(nil),      // 15: switchboard.v1.DisputeContractRequest
-	(*PostContractUpdateRequest)(nil),   // 16: switchboard.v1.PostContractUpdateRequest
-	(*AskContractQuestionRequest)(nil),  // 17: switchboard.v1.AskContractQuestionRequest
-	(*ProposeContractScopeRequest)(nil), // 18: switchboard.v1.ProposeContractScopeRequest
-	(*AnswerContractScopeRequest)(nil),  // 19: switchboard.v1.AnswerContractScopeRequest
-	(*ReviewContractRequest)(nil),       // 20: switchboard.v1.ReviewContractRequest
-	(*SetReviewVisibilityRequest)(nil),  // 21: switchboard.v1.SetReviewVisibilityRequest
-	(*SetReviewVisibilityResponse)(nil), // 22: switchboard.v1.SetReviewVisibilityResponse
-	(*FindProvidersRequest)(nil),        // 23: switchboard.v1.FindProvidersRequest
-	(*ProviderMatch)(nil),               // 24: switchboard.v1.ProviderMatch
-	(*FindProvidersResponse)(nil),       // 25: switchboard.v1.FindProvidersResponse
-	(*ListEconomyLedgerRequest)(nil),    // 26: switchboard.v1.ListEconomyLedgerRequest
-	(*EconomyLedgerRow)(nil),            // 27: switchboard.v1.EconomyLedgerRow
-	(*ListEconomyLedgerResponse)(nil),   // 28: switchboard.v1.ListEconomyLedgerResponse
-	(*EconomyEarnings)(nil),             // 29: switchboard.v1.EconomyEarnings
-	(*ListDisputesRequest)(nil),         // 30: switchboard.v1.ListDisputesRequest
-	(*ListDisputesResponse)(nil),        // 31: switchboard.v1.ListDisputesResponse
-	(*ResolveDisputeRequest)(nil),       // 32: switchboard.v1.ResolveDisputeRequest
-	(*ReceiveContractMoveRequest)(nil),  // 33: switchboard.v1.ReceiveContractMoveRequest
-	(*ReceiveContractMoveResponse)(nil), // 34: switchboard.v1.ReceiveContractMoveResponse
-	(*timestamppb.Timestamp)(nil),       // 35: google.protobuf.Timestamp
-	(*Pagination)(nil),                  // 36: switchboard.v1.Pagination
+	(*ContractParty)(nil),                // 0: switchboard.v1.ContractParty
+	(*Contract)(nil),                     // 1: switchboard.v1.Contract
+	(*ContractEntry)(nil),                // 2: switchboard.v1.ContractEntry
+	(*ContractAmendment)(nil),            // 3: switchboard.v1.ContractAmendment
+	(*ContractReview)(nil),               // 4: switchboard.v1.ContractReview
+	(*ProviderRef)(nil),                  // 5: switchboard.v1.ProviderRef
+	(*HireProviderRequest)(nil),          // 6: switchboard.v1.HireProviderRequest
+	(*HireProviderResponse)(nil),         // 7: switchboard.v1.HireProviderResponse
+	(*ListContractsRequest)(nil),         // 8: switchboard.v1.ListContractsRequest
+	(*ListContractsResponse)(nil),        // 9: switchboard.v1.ListContractsResponse
+	(*GetContractRequest)(nil),           // 10: switchboard.v1.GetContractRequest
+	(*GetContractResponse)(nil),          // 11: switchboard.v1.GetContractResponse
+	(*AcceptContractRequest)(nil),        // 12: switchboard.v1.AcceptContractRequest
+	(*DeclineContractRequest)(nil),       // 13: switchboard.v1.DeclineContractRequest
+	(*WithdrawContractRequest)(nil),      // 14: switchboard.v1.WithdrawContractRequest
+	(*CloseContractRequest)(nil),         // 15: switchboard.v1.CloseContractRequest
+	(*SuggestCloseContractRequest)(nil),  // 16: switchboard.v1.SuggestCloseContractRequest
+	(*AcceptContractResponse)(nil),       // 17: switchboard.v1.AcceptContractResponse
+	(*DeclineContractResponse)(nil),      // 18: switchboard.v1.DeclineContractResponse
+	(*WithdrawContractResponse)(nil),     // 19: switchboard.v1.WithdrawContractResponse
+	(*DeliverContractResponse)(nil),      // 20: switchboard.v1.DeliverContractResponse
+	(*CloseContractResponse)(nil),        // 21: switchboard.v1.CloseContractResponse
+	(*DisputeContractResponse)(nil),      // 22: switchboard.v1.DisputeContractResponse
+	(*PostContractUpdateResponse)(nil),   // 23: switchboard.v1.PostContractUpdateResponse
+	(*AskContractQuestionResponse)(nil),  // 24: switchboard.v1.AskContractQuestionResponse
+	(*ProposeContractScopeResponse)(nil), // 25: switchboard.v1.ProposeContractScopeResponse
+	(*AcceptContractScopeResponse)(nil),  // 26: switchboard.v1.AcceptContractScopeResponse
+	(*DeclineContractScopeResponse)(nil), // 27: switchboard.v1.DeclineContractScopeResponse
+	(*SuggestCloseContractResponse)(nil), // 28: switchboard.v1.SuggestCloseContractResponse
+	(*ReviewContractResponse)(nil),       // 29: switchboard.v1.ReviewContractResponse
+	(*ResolveDisputeResponse)(nil),       // 30: switchboard.v1.ResolveDisputeResponse
+	(*DeliverContractRequest)(nil),       // 31: switchboard.v1.DeliverContractRequest
+	(*DisputeContractRequest)(nil),       // 32: switchboard.v1.DisputeContractRequest
+	(*PostContractUpdateRequest)(nil),    // 33: switchboard.v1.PostContractUpdateRequest
+	(*AskContractQuestionRequest)(nil),   // 34: switchboard.v1.AskContractQuestionRequest
+	(*ProposeContractScopeRequest)(nil),  // 35: switchboard.v1.ProposeContractScopeRequest
+	(*AcceptContractScopeRequest)(nil),   // 36: switchboard.v1.AcceptContractScopeRequest
+	(*DeclineContractScopeRequest)(nil),  // 37: switchboard.v1.DeclineContractScopeRequest
+	(*ReviewContractRequest)(nil),        // 38: switchboard.v1.ReviewContractRequest
+	(*SetReviewVisibilityRequest)(nil),   // 39: switchboard.v1.SetReviewVisibilityRequest
+	(*SetReviewVisibilityResponse)(nil),  // 40: switchboard.v1.SetReviewVisibilityResponse
+	(*FindProvidersRequest)(nil),         // 41: switchboard.v1.FindProvidersRequest
+	(*ProviderMatch)(nil),                // 42: switchboard.v1.ProviderMatch
+	(*FindProvidersResponse)(nil),        // 43: switchboard.v1.FindProvidersResponse
+	(*ListEconomyLedgerRequest)(nil),     // 44: switchboard.v1.ListEconomyLedgerRequest
+	(*EconomyLedgerRow)(nil),             // 45: switchboard.v1.EconomyLedgerRow
+	(*ListEconomyLedgerResponse)(nil),    // 46: switchboard.v1.ListEconomyLedgerResponse
+	(*EconomyEarnings)(nil),              // 47: switchboard.v1.EconomyEarnings
+	(*ListDisputesRequest)(nil),          // 48: switchboard.v1.ListDisputesRequest
+	(*ListDisputesResponse)(nil),         // 49: switchboard.v1.ListDisputesResponse
+	(*ResolveDisputeRequest)(nil),        // 50: switchboard.v1.ResolveDisputeRequest
+	(*ReceiveContractMoveRequest)(nil),   // 51: switchboard.v1.ReceiveContractMoveRequest
+	(*ReceiveContractMoveResponse)(nil),  // 52: switchboard.v1.ReceiveContractMoveResponse
+	(*timestamppb.Timestamp)(nil),        // 53: google.protobuf.Timestamp
+	(*Pagination)(nil),                   // 54: switchboard.v1.Pagination
 }
 var file_switchboard_v1_economy_proto_depIdxs = []int32{
 	0,  // 0: switchboard.v1.Contract.client:type_name -> switchboard.v1.ContractParty
 	0,  // 1: switchboard.v1.Contract.provider:type_name -> switchboard.v1.ContractParty
-	35, // 2: switchboard.v1.Contract.due_at:type_name -> google.protobuf.Timestamp
-	35, // 3: switchboard.v1.Contract.delivered_at:type_name -> google.protobuf.Timestamp
-	35, // 4: switchboard.v1.Contract.closed_at:type_name -> google.protobuf.Timestamp
-	35, // 5: switchboard.v1.Contract.review_window_ends_at:type_name -> google.protobuf.Timestamp
-	35, // 6: switchboard.v1.Contract.created_at:type_name -> google.protobuf.Timestamp
-	35, // 7: switchboard.v1.Contract.updated_at:type_name -> google.protobuf.Timestamp
-	35, // 8: switchboard.v1.ContractEntry.created_at:type_name -> google.protobuf.Timestamp
-	35, // 9: switchboard.v1.ContractAmendment.created_at:type_name -> google.protobuf.Timestamp
-	35, // 10: switchboard.v1.ContractReview.created_at:type_name -> google.protobuf.Timestamp
+	53, // 2: switchboard.v1.Contract.due_at:type_name -> google.protobuf.Timestamp
+	53, // 3: switchboard.v1.Contract.delivered_at:type_name -> google.protobuf.Timestamp
+	53, // 4: switchboard.v1.Contract.closed_at:type_name -> google.protobuf.Timestamp
+	53, // 5: switchboard.v1.Contract.review_window_ends_at:type_name -> google.protobuf.Timestamp
+	53, // 6: switchboard.v1.Contract.created_at:type_name -> google.protobuf.Timestamp
+	53, // 7: switchboard.v1.Contract.updated_at:type_name -> google.protobuf.Timestamp
+	53, // 8: switchboard.v1.ContractEntry.created_at:type_name -> google.protobuf.Timestamp
+	53, // 9: switchboard.v1.ContractAmendment.created_at:type_name -> google.protobuf.Timestamp
+	53, // 10: switchboard.v1.ContractReview.created_at:type_name -> google.protobuf.Timestamp
 	5,  // 11: switchboard.v1.HireProviderRequest.provider:type_name -> switchboard.v1.ProviderRef
-	35, // 12: switchboard.v1.HireProviderRequest.due_at:type_name -> google.protobuf.Timestamp
+	53, // 12: switchboard.v1.HireProviderRequest.due_at:type_name -> google.protobuf.Timestamp
 	1,  // 13: switchboard.v1.HireProviderResponse.contract:type_name -> switchboard.v1.Contract
 	1,  // 14: switchboard.v1.ListContractsResponse.contracts:type_name -> switchboard.v1.Contract
-	36, // 15: switchboard.v1.ListContractsResponse.pagination:type_name -> switchboard.v1.Pagination
+	54, // 15: switchboard.v1.ListContractsResponse.pagination:type_name -> switchboard.v1.Pagination
 	1,  // 16: switchboard.v1.GetContractResponse.contract:type_name -> switchboard.v1.Contract
 	2,  // 17: switchboard.v1.GetContractResponse.thread:type_name -> switchboard.v1.ContractEntry
 	3,  // 18: switchboard.v1.GetContractResponse.amendments:type_name -> switchboard.v1.ContractAmendment
 	4,  // 19: switchboard.v1.GetContractResponse.reviews:type_name -> switchboard.v1.ContractReview
-	1,  // 20: switchboard.v1.ContractMoveResponse.contract:type_name -> switchboard.v1.Contract
-	4,  // 21: switchboard.v1.SetReviewVisibilityResponse.review:type_name -> switchboard.v1.ContractReview
-	0,  // 22: switchboard.v1.ProviderMatch.provider:type_name -> switchboard.v1.ContractParty
-	24, // 23: switchboard.v1.FindProvidersResponse.providers:type_name -> switchboard.v1.ProviderMatch
-	35, // 24: switchboard.v1.EconomyLedgerRow.created_at:type_name -> google.protobuf.Timestamp
-	27, // 25: switchboard.v1.ListEconomyLedgerResponse.rows:type_name -> switchboard.v1.EconomyLedgerRow
-	36, // 26: switchboard.v1.ListEconomyLedgerResponse.pagination:type_name -> switchboard.v1.Pagination
-	29, // 27: switchboard.v1.ListEconomyLedgerResponse.totals:type_name -> switchboard.v1.EconomyEarnings
-	1,  // 28: switchboard.v1.ListDisputesResponse.disputes:type_name -> switchboard.v1.Contract
-	36, // 29: switchboard.v1.ListDisputesResponse.pagination:type_name -> switchboard.v1.Pagination
-	4,  // 30: switchboard.v1.ReceiveContractMoveRequest.review:type_name -> switchboard.v1.ContractReview
-	35, // 31: switchboard.v1.ReceiveContractMoveRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	6,  // 32: switchboard.v1.EconomyService.HireProvider:input_type -> switchboard.v1.HireProviderRequest
-	8,  // 33: switchboard.v1.EconomyService.ListContracts:input_type -> switchboard.v1.ListContractsRequest
-	10, // 34: switchboard.v1.EconomyService.GetContract:input_type -> switchboard.v1.GetContractRequest
-	12, // 35: switchboard.v1.EconomyService.AcceptContract:input_type -> switchboard.v1.ContractMoveRequest
-	12, // 36: switchboard.v1.EconomyService.DeclineContract:input_type -> switchboard.v1.ContractMoveRequest
-	12, // 37: switchboard.v1.EconomyService.WithdrawContract:input_type -> switchboard.v1.ContractMoveRequest
-	14, // 38: switchboard.v1.EconomyService.DeliverContract:input_type -> switchboard.v1.DeliverContractRequest
-	12, // 39: switchboard.v1.EconomyService.CloseContract:input_type -> switchboard.v1.ContractMoveRequest
-	15, // 40: switchboard.v1.EconomyService.DisputeContract:input_type -> switchboard.v1.DisputeContractRequest
-	16, // 41: switchboard.v1.EconomyService.PostContractUpdate:input_type -> switchboard.v1.PostContractUpdateRequest
-	17, // 42: switchboard.v1.EconomyService.AskContractQuestion:input_type -> switchboard.v1.AskContractQuestionRequest
-	18, // 43: switchboard.v1.EconomyService.ProposeContractScope:input_type -> switchboard.v1.ProposeContractScopeRequest
-	19, // 44: switchboard.v1.EconomyService.AcceptContractScope:input_type -> switchboard.v1.AnswerContractScopeRequest
-	19, // 45: switchboard.v1.EconomyService.DeclineContractScope:input_type -> switchboard.v1.AnswerContractScopeRequest
-	12, // 46: switchboard.v1.EconomyService.SuggestCloseContract:input_type -> switchboard.v1.ContractMoveRequest
-	20, // 47: switchboard.v1.EconomyService.ReviewContract:input_type -> switchboard.v1.ReviewContractRequest
-	21, // 48: switchboard.v1.EconomyService.SetReviewVisibility:input_type -> switchboard.v1.SetReviewVisibilityRequest
-	23, // 49: switchboard.v1.EconomyService.FindProviders:input_type -> switchboard.v1.FindProvidersRequest
-	26, // 50: switchboard.v1.EconomyService.ListEconomyLedger:input_type -> switchboard.v1.ListEconomyLedgerRequest
-	30, // 51: switchboard.v1.EconomyAdminService.ListDisputes:input_type -> switchboard.v1.ListDisputesRequest
-	32, // 52: switchboard.v1.EconomyAdminService.ResolveDispute:input_type -> switchboard.v1.ResolveDisputeRequest
-	33, // 53: switchboard.v1.EconomyPeerService.ReceiveContractMove:input_type -> switchboard.v1.ReceiveContractMoveRequest
-	7,  // 54: switchboard.v1.EconomyService.HireProvider:output_type -> switchboard.v1.HireProviderResponse
-	9,  // 55: switchboard.v1.EconomyService.ListContracts:output_type -> switchboard.v1.ListContractsResponse
-	11, // 56: switchboard.v1.EconomyService.GetContract:output_type -> switchboard.v1.GetContractResponse
-	13, // 57: switchboard.v1.EconomyService.AcceptContract:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 58: switchboard.v1.EconomyService.DeclineContract:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 59: switchboard.v1.EconomyService.WithdrawContract:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 60: switchboard.v1.EconomyService.DeliverContract:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 61: switchboard.v1.EconomyService.CloseContract:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 62: switchboard.v1.EconomyService.DisputeContract:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 63: switchboard.v1.EconomyService.PostContractUpdate:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 64: switchboard.v1.EconomyService.AskContractQuestion:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 65: switchboard.v1.EconomyService.ProposeContractScope:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 66: switchboard.v1.EconomyService.AcceptContractScope:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 67: switchboard.v1.EconomyService.DeclineContractScope:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 68: switchboard.v1.EconomyService.SuggestCloseContract:output_type -> switchboard.v1.ContractMoveResponse
-	13, // 69: switchboard.v1.EconomyService.ReviewContract:output_type -> switchboard.v1.ContractMoveResponse
-	22, // 70: switchboard.v1.EconomyService.SetReviewVisibility:output_type -> switchboard.v1.SetReviewVisibilityResponse
-	25, // 71: switchboard.v1.EconomyService.FindProviders:output_type -> switchboard.v1.FindProvidersResponse
-	28, // 72: switchboard.v1.EconomyService.ListEconomyLedger:output_type -> switchboard.v1.ListEconomyLedgerResponse
-	31, // 73: switchboard.v1.EconomyAdminService.ListDisputes:output_type -> switchboard.v1.ListDisputesResponse
-	13, // 74: switchboard.v1.EconomyAdminService.ResolveDispute:output_type -> switchboard.v1.ContractMoveResponse
-	34, // 75: switchboard.v1.EconomyPeerService.ReceiveContractMove:output_type -> switchboard.v1.ReceiveContractMoveResponse
-	54, // [54:76] is the sub-list for method output_type
-	32, // [32:54] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	1,  // 20: switchboard.v1.AcceptContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 21: switchboard.v1.DeclineContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 22: switchboard.v1.WithdrawContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 23: switchboard.v1.DeliverContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 24: switchboard.v1.CloseContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 25: switchboard.v1.DisputeContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 26: switchboard.v1.PostContractUpdateResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 27: switchboard.v1.AskContractQuestionResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 28: switchboard.v1.ProposeContractScopeResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 29: switchboard.v1.AcceptContractScopeResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 30: switchboard.v1.DeclineContractScopeResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 31: switchboard.v1.SuggestCloseContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 32: switchboard.v1.ReviewContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 33: switchboard.v1.ResolveDisputeResponse.contract:type_name -> switchboard.v1.Contract
+	4,  // 34: switchboard.v1.SetReviewVisibilityResponse.review:type_name -> switchboard.v1.ContractReview
+	0,  // 35: switchboard.v1.ProviderMatch.provider:type_name -> switchboard.v1.ContractParty
+	42, // 36: switchboard.v1.FindProvidersResponse.providers:type_name -> switchboard.v1.ProviderMatch
+	53, // 37: switchboard.v1.EconomyLedgerRow.created_at:type_name -> google.protobuf.Timestamp
+	45, // 38: switchboard.v1.ListEconomyLedgerResponse.rows:type_name -> switchboard.v1.EconomyLedgerRow
+	54, // 39: switchboard.v1.ListEconomyLedgerResponse.pagination:type_name -> switchboard.v1.Pagination
+	47, // 40: switchboard.v1.ListEconomyLedgerResponse.totals:type_name -> switchboard.v1.EconomyEarnings
+	1,  // 41: switchboard.v1.ListDisputesResponse.disputes:type_name -> switchboard.v1.Contract
+	54, // 42: switchboard.v1.ListDisputesResponse.pagination:type_name -> switchboard.v1.Pagination
+	4,  // 43: switchboard.v1.ReceiveContractMoveRequest.review:type_name -> switchboard.v1.ContractReview
+	53, // 44: switchboard.v1.ReceiveContractMoveRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	6,  // 45: switchboard.v1.EconomyService.HireProvider:input_type -> switchboard.v1.HireProviderRequest
+	8,  // 46: switchboard.v1.EconomyService.ListContracts:input_type -> switchboard.v1.ListContractsRequest
+	10, // 47: switchboard.v1.EconomyService.GetContract:input_type -> switchboard.v1.GetContractRequest
+	12, // 48: switchboard.v1.EconomyService.AcceptContract:input_type -> switchboard.v1.AcceptContractRequest
+	13, // 49: switchboard.v1.EconomyService.DeclineContract:input_type -> switchboard.v1.DeclineContractRequest
+	14, // 50: switchboard.v1.EconomyService.WithdrawContract:input_type -> switchboard.v1.WithdrawContractRequest
+	31, // 51: switchboard.v1.EconomyService.DeliverContract:input_type -> switchboard.v1.DeliverContractRequest
+	15, // 52: switchboard.v1.EconomyService.CloseContract:input_type -> switchboard.v1.CloseContractRequest
+	32, // 53: switchboard.v1.EconomyService.DisputeContract:input_type -> switchboard.v1.DisputeContractRequest
+	33, // 54: switchboard.v1.EconomyService.PostContractUpdate:input_type -> switchboard.v1.PostContractUpdateRequest
+	34, // 55: switchboard.v1.EconomyService.AskContractQuestion:input_type -> switchboard.v1.AskContractQuestionRequest
+	35, // 56: switchboard.v1.EconomyService.ProposeContractScope:input_type -> switchboard.v1.ProposeContractScopeRequest
+	36, // 57: switchboard.v1.EconomyService.AcceptContractScope:input_type -> switchboard.v1.AcceptContractScopeRequest
+	37, // 58: switchboard.v1.EconomyService.DeclineContractScope:input_type -> switchboard.v1.DeclineContractScopeRequest
+	16, // 59: switchboard.v1.EconomyService.SuggestCloseContract:input_type -> switchboard.v1.SuggestCloseContractRequest
+	38, // 60: switchboard.v1.EconomyService.ReviewContract:input_type -> switchboard.v1.ReviewContractRequest
+	39, // 61: switchboard.v1.EconomyService.SetReviewVisibility:input_type -> switchboard.v1.SetReviewVisibilityRequest
+	41, // 62: switchboard.v1.EconomyService.FindProviders:input_type -> switchboard.v1.FindProvidersRequest
+	44, // 63: switchboard.v1.EconomyService.ListEconomyLedger:input_type -> switchboard.v1.ListEconomyLedgerRequest
+	48, // 64: switchboard.v1.EconomyAdminService.ListDisputes:input_type -> switchboard.v1.ListDisputesRequest
+	50, // 65: switchboard.v1.EconomyAdminService.ResolveDispute:input_type -> switchboard.v1.ResolveDisputeRequest
+	51, // 66: switchboard.v1.EconomyPeerService.ReceiveContractMove:input_type -> switchboard.v1.ReceiveContractMoveRequest
+	7,  // 67: switchboard.v1.EconomyService.HireProvider:output_type -> switchboard.v1.HireProviderResponse
+	9,  // 68: switchboard.v1.EconomyService.ListContracts:output_type -> switchboard.v1.ListContractsResponse
+	11, // 69: switchboard.v1.EconomyService.GetContract:output_type -> switchboard.v1.GetContractResponse
+	17, // 70: switchboard.v1.EconomyService.AcceptContract:output_type -> switchboard.v1.AcceptContractResponse
+	18, // 71: switchboard.v1.EconomyService.DeclineContract:output_type -> switchboard.v1.DeclineContractResponse
+	19, // 72: switchboard.v1.EconomyService.WithdrawContract:output_type -> switchboard.v1.WithdrawContractResponse
+	20, // 73: switchboard.v1.EconomyService.DeliverContract:output_type -> switchboard.v1.DeliverContractResponse
+	21, // 74: switchboard.v1.EconomyService.CloseContract:output_type -> switchboard.v1.CloseContractResponse
+	22, // 75: switchboard.v1.EconomyService.DisputeContract:output_type -> switchboard.v1.DisputeContractResponse
+	23, // 76: switchboard.v1.EconomyService.PostContractUpdate:output_type -> switchboard.v1.PostContractUpdateResponse
+	24, // 77: switchboard.v1.EconomyService.AskContractQuestion:output_type -> switchboard.v1.AskContractQuestionResponse
+	25, // 78: switchboard.v1.EconomyService.ProposeContractScope:output_type -> switchboard.v1.ProposeContractScopeResponse
+	26, // 79: switchboard.v1.EconomyService.AcceptContractScope:output_type -> switchboard.v1.AcceptContractScopeResponse
+	27, // 80: switchboard.v1.EconomyService.DeclineContractScope:output_type -> switchboard.v1.DeclineContractScopeResponse
+	28, // 81: switchboard.v1.EconomyService.SuggestCloseContract:output_type -> switchboard.v1.SuggestCloseContractResponse
+	29, // 82: switchboard.v1.EconomyService.ReviewContract:output_type -> switchboard.v1.ReviewContractResponse
+	40, // 83: switchboard.v1.EconomyService.SetReviewVisibility:output_type -> switchboard.v1.SetReviewVisibilityResponse
+	43, // 84: switchboard.v1.EconomyService.FindProviders:output_type -> switchboard.v1.FindProvidersResponse
+	46, // 85: switchboard.v1.EconomyService.ListEconomyLedger:output_type -> switchboard.v1.ListEconomyLedgerResponse
+	49, // 86: switchboard.v1.EconomyAdminService.ListDisputes:output_type -> switchboard.v1.ListDisputesResponse
+	30, // 87: switchboard.v1.EconomyAdminService.ResolveDispute:output_type -> switchboard.v1.ResolveDisputeResponse
+	52, // 88: switchboard.v1.EconomyPeerService.ReceiveContractMove:output_type -> switchboard.v1.ReceiveContractMoveResponse
+	67, // [67:89] is the sub-list for method output_type
+	45, // [45:67] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_economy_proto_init() }
@@ -2978,18 +3874,19 @@ func file_switchboard_v1_economy_proto_init() {
 	file_switchboard_v1_economy_proto_msgTypes[4].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[5].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[6].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[12].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[13].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[14].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[20].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[32].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[33].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[31].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[38].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[50].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[51].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_economy_proto_rawDesc), len(file_switchboard_v1_economy_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   35,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   3,
 		},
