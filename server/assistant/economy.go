@@ -20,12 +20,14 @@ import (
 // capability routes' own method, offered only where the service exists.
 // Which of them wait for the operator after outside text is their effects'
 // (effects.go).
-func (e *Executor) economySpecs() []*spec {
+func economySpecs(e *Executor) []*spec {
 	var out []*spec
 	if sv := e.Economy; sv != nil {
 		out = append(out,
 			&spec{name: "hire_provider", description: "Hire a user or a connection's peer: holds the price (provider {userId | connectionId}, taskType, title, scope, priceCents, currency, dueAt)",
-				run: e.hireProvider},
+				run: func(ctx context.Context, _ *auth.Principal, body json.RawMessage) (proto.Message, error) {
+					return hireProvider(ctx, e, body)
+				}},
 			&spec{name: "find_providers", description: "Rank who could take a task (taskType, skills, maxPriceCents, limit)",
 				run: func(ctx context.Context, _ *auth.Principal, body json.RawMessage) (proto.Message, error) {
 					return asRequest(ctx, "find_providers", body, &switchboardv1.FindProvidersRequest{}, sv.FindProviders)
@@ -163,7 +165,7 @@ type hireBody struct {
 
 // hireProvider is hire_provider: EconomyService's HireProvider. scope may
 // be one string (RULINGS: a tag may pass one).
-func (e *Executor) hireProvider(ctx context.Context, p *auth.Principal, body json.RawMessage) (proto.Message, error) {
+func hireProvider(ctx context.Context, e *Executor, body json.RawMessage) (proto.Message, error) {
 	a, err := decode[hireBody]("hire_provider", body)
 	if err != nil {
 		return nil, err
@@ -175,7 +177,7 @@ func (e *Executor) hireProvider(ctx context.Context, p *auth.Principal, body jso
 		if id = strings.TrimSpace(id); id == "" {
 			return nil, apperr.Invalid("hire_provider: provider is required: a userId or a connectionId")
 		}
-		if e.isUser(ctx, id) {
+		if isUser(ctx, e, id) {
 			req.Provider.UserId = &id
 		} else {
 			req.Provider.ConnectionId = &id
@@ -200,7 +202,7 @@ func (e *Executor) hireProvider(ctx context.Context, p *auth.Principal, body jso
 }
 
 // isUser says whether id is a user of this instance.
-func (e *Executor) isUser(ctx context.Context, id string) bool {
+func isUser(ctx context.Context, e *Executor, id string) bool {
 	if e.DB == nil {
 		return false
 	}
