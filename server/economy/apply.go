@@ -323,7 +323,8 @@ func (s *Core) pay(ctx context.Context, tx *db.Tx, c *ent.Contract, up *ent.Cont
 		if p.Provider+p.Fee == 0 {
 			hold = contract.HoldStatusReleased
 		}
-		up.SetHoldStatus(hold).SetProviderEarnedCents(p.Provider).SetRefundedCents(p.Refund)
+		// The fee is what was taken: on a split, the fee on the provider's share.
+		up.SetHoldStatus(hold).SetProviderEarnedCents(p.Provider).SetRefundedCents(p.Refund).SetFeeCents(p.Fee)
 		if c.ProjectID != nil {
 			if err := s.Projects.CloseEngagement(ctx, tx, *c.ProjectID); err != nil {
 				return 0, err
@@ -340,7 +341,9 @@ func (s *Core) pay(ctx context.Context, tx *db.Tx, c *ent.Contract, up *ent.Cont
 	if m.Amount == 0 {
 		hold = contract.HoldStatusReleased
 	}
-	up.SetHoldStatus(hold).SetProviderEarnedCents(m.Amount).SetRefundedCents(c.PriceCents - m.Amount - rules.Fee(m.Amount))
+	// The amount is the client's instance's word; the fee and refund follow
+	// from the same rule it applied.
+	up.SetHoldStatus(hold).SetProviderEarnedCents(m.Amount).SetRefundedCents(p.Refund).SetFeeCents(p.Fee)
 	if c.ProjectID != nil {
 		if err := s.Projects.CloseEngagement(ctx, tx, *c.ProjectID); err != nil {
 			return 0, err

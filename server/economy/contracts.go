@@ -117,7 +117,7 @@ func (s *Core) Render(ctx context.Context, cl *ent.Client, c *ent.Contract, side
 		Client: s.party(ctx, cl, c, rules.Client), Provider: s.party(ctx, cl, c, rules.Provider),
 		TaskType: c.TaskType, Title: c.Title, Scope: c.Scope, PriceCents: wire(c.PriceCents), FeeCents: wire(c.FeeCents),
 		Currency: c.Currency, DueAt: optTS(c.DueAt), Status: string(c.Status), PaymentHoldStatus: string(c.HoldStatus),
-		RefundedCents: wire(c.RefundedCents), ProviderEarnedCents: wire(c.ProviderEarnedCents), Role: side,
+		RefundedCents: wire(c.RefundedCents), ProviderEarnedCents: wire(c.ProviderEarnedCents), Role: opt(side),
 		OriginContractId: c.OriginContractID, DisputeReason: c.DisputeReason, DeliveredAt: optTS(c.DeliveredAt),
 		ClosedAt: optTS(c.ClosedAt), ReviewWindowEndsAt: optTS(c.ReviewWindowEndsAt),
 		CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),

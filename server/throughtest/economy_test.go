@@ -292,7 +292,7 @@ func TestDisputeSplit(t *testing.T) {
 	done := jsonObj(t, wantOK(t, f.boss.Session.Do(http.MethodPost, "/api/admin/disputes/"+id,
 		map[string]any{"outcome": "split", "providerPercent": 70}), http.StatusOK), "contract")
 	// 70 percent of 12345 is 8641 (rounded down); fee ceil(864.1) = 865.
-	if done["status"] != "closed" || done["providerEarnedCents"] != float64(7776) || done["refundedCents"] != float64(3704) ||
+	if done["status"] != "closed" || done["providerEarnedCents"] != float64(7776) || done["refundedCents"] != float64(3704) || done["feeCents"] != float64(865) ||
 		done["disputeOutcome"] != "split" || done["providerPercent"] != float64(70) {
 		t.Fatalf("split 70/30: %v", done)
 	}
