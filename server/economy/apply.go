@@ -22,7 +22,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/economy/rules"
 	"github.com/switchboard-hq/switchboard/server/provenance"
 )
@@ -388,7 +387,7 @@ func (s *Core) tell(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move, act
 		if side == m.By && m.PeerMoveID == "" {
 			continue
 		}
-		if _, err := comms.Post(ctx, tx, now, u, summary, "economy", map[string]any{
+		if _, err := post(ctx, tx, now, u, summary, "economy", map[string]any{
 			"type": "contract_move", "contractId": c.ID, "move": m.Kind, "status": string(c.Status),
 		}); err != nil {
 			return err

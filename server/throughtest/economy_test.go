@@ -1,6 +1,7 @@
 package throughtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -105,6 +107,14 @@ func TestEngagementOnOneInstance(t *testing.T) {
 	}
 	if got := sums(t, f.ledger(t, f.ann)); got["hold"] != -12345 || len(got) != 1 {
 		t.Fatalf("the client's ledger after hiring: %v", got)
+	}
+	// The provider's open streams hear of the offer at once (new_message).
+	heard := false
+	for _, ev := range f.s.DB.StreamEvent.Query().Where(streamevent.UserID(f.bob.ID)).AllX(context.Background()) {
+		heard = heard || (bytes.Contains(ev.Payload, []byte("new_message")) && bytes.Contains(ev.Payload, []byte("approve the offer")))
+	}
+	if !heard {
+		t.Fatal("the offer's comms message emitted no new_message to the provider's streams")
 	}
 	// The provider sees it as provider; a third account does not see it.
 	if got := jsonObj(t, f.contract(t, f.bob, id), "contract"); got["role"] != "provider" || got["status"] != "offered" {
