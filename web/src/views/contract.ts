@@ -200,7 +200,7 @@ function direct(c: Contract, move: string): (() => Promise<{ contract?: Contract
 // move with words opens its form under the buttons (one at a time).
 function movesPanel(c: Contract, changed: () => void): HTMLElement | null {
   // Amendments are answered on their rows, reviews in their panel.
-  const moves = movesOf(c.role, c.status).filter((m) => m !== M.Review && m !== M.ScopeAccept && m !== M.ScopeDecline);
+  const moves = movesOf(c.role ?? "", c.status).filter((m) => m !== M.Review && m !== M.ScopeAccept && m !== M.ScopeDecline);
   if (moves.length === 0) return null;
   const slot = h("div", { class: "move-form" });
   const problem = h("div", { class: "form-status" });
@@ -282,7 +282,7 @@ function amendmentRow(c: Contract, a: ContractAmendment, changed: () => void): H
     );
     return b;
   };
-  const open = a.status === AmendmentStatus.Proposed && may(M.ScopeAccept, c.role, c.status);
+  const open = a.status === AmendmentStatus.Proposed && may(M.ScopeAccept, c.role ?? "", c.status);
   return h(
     "li",
     { class: "amendment-row", "data-n": a.n, "data-status": a.status },
@@ -296,8 +296,8 @@ function amendmentRow(c: Contract, a: ContractAmendment, changed: () => void): H
       h(
         "div",
         { class: "widget-buttons" },
-        answer(M.ScopeAccept, () => api.economy.acceptContractScope({ id: c.id, n: a.n })),
-        answer(M.ScopeDecline, () => api.economy.declineContractScope({ id: c.id, n: a.n })),
+        answer(M.ScopeAccept, () => api.economy.acceptContractScope({ id: c.id, n: String(a.n) })),
+        answer(M.ScopeDecline, () => api.economy.declineContractScope({ id: c.id, n: String(a.n) })),
       ),
     problem,
   );
@@ -325,7 +325,7 @@ export function contractPage(res: GetContractResponse, changed: () => void): HTM
       "div",
       { class: "group-sub" },
       chip("contract-status", "contract_status", c.status),
-      h("span", { class: "muted" }, `You are the ${termLabel("contract_role", c.role).toLowerCase()}; the ${termLabel("contract_role", otherSide(c)).toLowerCase()} is ${nameOf(c, otherSide(c))}.`),
+      h("span", { class: "muted" }, `You are the ${termLabel("contract_role", c.role ?? "").toLowerCase()}; the ${termLabel("contract_role", otherSide(c)).toLowerCase()} is ${nameOf(c, otherSide(c))}.`),
     ),
     h("section", { class: "panel", "aria-labelledby": "contract-terms" }, h("h3", { id: "contract-terms" }, "Terms"), termsFacts(c)),
     h("section", { class: "panel", "aria-labelledby": "contract-money" }, h("h3", { id: "contract-money" }, "Money"), moneyFacts(c)),

@@ -34,7 +34,7 @@ function contractRow(c: Contract): HTMLElement {
       "div",
       { class: "group-sub" },
       chip("contract-status", "contract_status", c.status),
-      chip("role", "contract_role", c.role),
+      chip("role", "contract_role", c.role ?? ""),
       h("span", null, centsText(c.priceCents, c.currency)),
       h("span", { class: "muted" }, termLabel("job_task_type", c.taskType)),
       h("span", { class: "muted" }, "Offered ", timeOf(c.createdAt)),
@@ -48,7 +48,7 @@ function matchRow(m: ProviderMatch): HTMLElement {
   const p = m.provider;
   const name = p?.name || "A provider";
   const slot = h("div", { class: "hire-slot" });
-  const price = m.priceCents > 0 ? centsText(m.priceCents, m.currency) : null;
+  const price = m.priceCents !== undefined ? centsText(m.priceCents, m.currency ?? "") : null;
   return h(
     "li",
     { class: "group-row provider-match", "data-capability-id": m.capabilityId },

@@ -63,7 +63,7 @@ export function hireForm(provider: Provider, suggested: Suggested, cancel: () =>
           problem,
           async () => {
             const res = await api.economy.hireProvider({
-              provider: { userId: provider.userId, connectionId: provider.connectionId, name: provider.name },
+              provider: { userId: provider.userId, connectionId: provider.connectionId },
               taskType: taskType.value,
               title: title.value.trim(),
               // One scope item a line; blank lines are no item.
