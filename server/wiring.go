@@ -98,7 +98,7 @@ type services struct {
 	// board's posts and closes.
 	economyJobs   *economy.Jobs
 	economyMarket *economyoperator.Market
-	netCore      *network.Core
+	netCore       *network.Core
 	// profiles is the profile pages of users and teams (ProfileService).
 	profiles *profiles.Service
 	// The hub's and the spoke's sides, split by who calls them; hub and

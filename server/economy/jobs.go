@@ -525,11 +525,11 @@ func (j *Jobs) Outcome(ctx context.Context, conn *ent.NetworkConnection, req *sw
 		if app.Status != statusPending || to == statusPending {
 			return &switchboardv1.ReceiveApplicationOutcomeResponse{Applied: false}, nil
 		}
+		title := app.Edges.Job.Title // Save answers the row without its edges
 		up := app.Update().SetStatus(to).SetNillableReason(req.Reason).SetNillablePeerContractID(req.ContractId)
 		if app, err = up.Save(ctx); err != nil {
 			return nil, err
 		}
-		title := app.Edges.Job.Title
 		text := fmt.Sprintf("Your application to %q was awarded: the offer is in your queue.", title)
 		if to == statusDeclined {
 			text = fmt.Sprintf("Your application to %q was declined: %s.", title, strings.TrimSuffix(req.GetReason(), "."))
