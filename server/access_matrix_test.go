@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,6 +113,26 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.NetworkRelayService/GetRelay":     {"id": "relay"},
 	"/switchboard.v1.NetworkRelayService/ReleaseRelay": {"id": "relay"},
 	"/switchboard.v1.NetworkRelayService/DiscardRelay": {"id": "relay"},
+	// A contract is its two sides' alone (issue 29): another account's is
+	// 404 on every move, whatever amendment its path names; a review is its
+	// reviewer's. A dispute's id is its contract's (shared below: the
+	// instance admin's).
+	"/switchboard.v1.EconomyService/GetContract":          {"id": "contract"},
+	"/switchboard.v1.EconomyService/AcceptContract":       {"id": "contract"},
+	"/switchboard.v1.EconomyService/DeclineContract":      {"id": "contract"},
+	"/switchboard.v1.EconomyService/WithdrawContract":     {"id": "contract"},
+	"/switchboard.v1.EconomyService/DeliverContract":      {"id": "contract"},
+	"/switchboard.v1.EconomyService/CloseContract":        {"id": "contract"},
+	"/switchboard.v1.EconomyService/DisputeContract":      {"id": "contract"},
+	"/switchboard.v1.EconomyService/PostContractUpdate":   {"id": "contract"},
+	"/switchboard.v1.EconomyService/AskContractQuestion":  {"id": "contract"},
+	"/switchboard.v1.EconomyService/ProposeContractScope": {"id": "contract"},
+	"/switchboard.v1.EconomyService/AcceptContractScope":  {"id": "contract", "n": "amendment"},
+	"/switchboard.v1.EconomyService/DeclineContractScope": {"id": "contract", "n": "amendment"},
+	"/switchboard.v1.EconomyService/SuggestCloseContract": {"id": "contract"},
+	"/switchboard.v1.EconomyService/ReviewContract":       {"id": "contract"},
+	"/switchboard.v1.EconomyService/SetReviewVisibility":  {"id": "contract_review"},
+	"/switchboard.v1.EconomyAdminService/ResolveDispute":  {"id": "contract"},
 }
 
 // shared lists the RPCs whose path names a row that other accounts may use by
@@ -142,6 +163,7 @@ var shared = map[string]string{
 	"/switchboard.v1.ProjectService/AnswerProjectInvite":                  "an invite made for another user is 403 (RULINGS reconciliation 2)",
 	"/switchboard.v1.ProfileService/GetProfile":                           "a profile is read by others as its visibility allows; one it hides is 404 (TestProfileVisibilityByCaller)",
 	"/switchboard.v1.ProfileService/GetTeamProfile":                       "a team's profile is read by others as its visibility allows; one it hides is 404 (TestProfileVisibilityByCaller)",
+	"/switchboard.v1.EconomyAdminService/ResolveDispute":                  "the instance admin decides any dispute of the instance; another account is 403 before any row is read",
 }
 
 // bodies are minimal valid bodies, so a refusal comes from access, not input.
@@ -175,6 +197,14 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.DocumentService/CreateDocument":          {"title": "Notes", "content": "text"},
 	"/switchboard.v1.DocumentService/UpdateDocument":          {"title": "Renamed"},
 	"/switchboard.v1.NetworkExchangeService/SendNotification": {"type": "mention", "title": "Hello"},
+	"/switchboard.v1.EconomyService/DeliverContract":          {"summary": "Done"},
+	"/switchboard.v1.EconomyService/DisputeContract":          {"reason": "Not what was agreed"},
+	"/switchboard.v1.EconomyService/PostContractUpdate":       {"text": "Halfway there"},
+	"/switchboard.v1.EconomyService/AskContractQuestion":      {"question": "Which format?"},
+	"/switchboard.v1.EconomyService/ProposeContractScope":     {"item": "One more chart", "priceCents": 500},
+	"/switchboard.v1.EconomyService/ReviewContract":           {"overall": 5, "communication": 5, "quality": 5, "timeliness": 5},
+	"/switchboard.v1.EconomyService/SetReviewVisibility":      {"visibility": "hidden"},
+	"/switchboard.v1.EconomyAdminService/ResolveDispute":      {"outcome": "refund"},
 }
 
 var pathVariable = regexp.MustCompile(`\{([a-z_]+)\}`)
@@ -250,10 +280,10 @@ func jsonName(field string) string {
 func TestAccessMatrix(t *testing.T) {
 	t.Parallel()
 	s := servertest.New(t)
-	s.SignUp("owner") // the instance admin; the two below are ordinary accounts
+	owner := s.SignUp("owner") // the instance admin; the two below are ordinary accounts
 	ann, bob := s.SignUp("ann"), s.SignUp("bob")
 	annKey, wrong := ann.NewKey("ann's agent"), scopedKeys(ann)
-	rows := makeRows(t, s, bob)
+	rows := makeRows(t, s, bob, owner)
 	table := contract.MustLoad()
 	for _, p := range table.All() {
 		if p.Descriptor.IsStreamingServer() || p.Descriptor.IsStreamingClient() {
@@ -360,8 +390,9 @@ func foreignVars(t *testing.T, p *contract.Procedure, vars, rows map[string]stri
 	return out
 }
 
-// makeRows creates one row of each kind in a's account and answers their ids.
-func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[string]string {
+// makeRows creates one row of each kind in a's account and answers their ids;
+// provider is a third account a hires.
+func makeRows(t *testing.T, s *servertest.Server, a, provider *servertest.Account) map[string]string {
 	t.Helper()
 	key := a.NewKey("bob's agent")
 	c := s.WithKey(key)
@@ -439,12 +470,52 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 		t.Fatalf("relay: %v", err)
 	}
 	rows["relay"] = rel.ID
+	makeContract(t, c, provider, rows)
 	for kind, id := range rows {
 		if id == "" {
 			t.Fatalf("no %s row made", kind)
 		}
 	}
 	return rows
+}
+
+// makeContract hires provider through the API as c's account and takes the
+// contract to its end, so that it has an amendment and its client's review:
+// rows "contract", "amendment" (its number) and "contract_review".
+func makeContract(t *testing.T, c *servertest.Caller, provider *servertest.Account, rows map[string]string) {
+	t.Helper()
+	res := c.Do(http.MethodPost, "/api/economy/contracts", map[string]any{"provider": map[string]any{"userId": provider.ID},
+		"taskType": "research", "title": "Bob's engagement", "priceCents": 1000})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("hire: %d %s", res.Status, res.Body)
+	}
+	id, _ := res.JSON(t)["contract"].(map[string]any)["id"].(string)
+	rows["contract"] = id
+	for _, step := range []struct {
+		by         *servertest.Caller
+		move       string
+		body       map[string]any
+		wantStatus int
+	}{
+		{provider.Session, "accept", map[string]any{}, http.StatusOK},
+		{c, "scope", map[string]any{"item": "One more chart", "priceCents": 500}, http.StatusOK},
+		{provider.Session, "deliver", map[string]any{"summary": "Done"}, http.StatusOK},
+		{c, "close", map[string]any{}, http.StatusOK},
+		{c, "review", map[string]any{"overall": 4, "communication": 5, "quality": 4, "timeliness": 5}, http.StatusCreated},
+	} {
+		if res := step.by.Do(http.MethodPost, "/api/economy/contracts/"+id+"/"+step.move, step.body); res.Status != step.wantStatus {
+			t.Fatalf("contract %s: %d %s", step.move, res.Status, res.Body)
+		}
+	}
+	detail := c.Do(http.MethodGet, "/api/economy/contracts/"+id, nil).JSON(t)
+	if list, _ := detail["amendments"].([]any); len(list) == 1 {
+		if n, ok := list[0].(map[string]any)["n"].(float64); ok {
+			rows["amendment"] = strconv.Itoa(int(n))
+		}
+	}
+	if list, _ := detail["reviews"].([]any); len(list) == 1 {
+		rows["contract_review"], _ = list[0].(map[string]any)["id"].(string)
+	}
 }
 
 // The streaming procedures over the Connect protocols: anonymous is

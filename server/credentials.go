@@ -32,6 +32,7 @@ func checkCredentials(g *gate.Gate, s services) {
 		exchangeSvc = "/" + switchboardv1connect.NetworkExchangePeerServiceName + "/"
 		relaySvc    = "/" + switchboardv1connect.NetworkRelayPeerServiceName + "/"
 		shareSvc    = "/" + switchboardv1connect.NetworkSharePeerServiceName + "/"
+		economySvc  = "/" + switchboardv1connect.EconomyPeerServiceName + "/"
 		devSvc      = "/" + switchboardv1connect.DeveloperServiceName + "/"
 		profileSvc  = "/" + switchboardv1connect.ProfileServiceName + "/"
 	)
@@ -67,6 +68,11 @@ func checkCredentials(g *gate.Gate, s services) {
 	g.Check(peer, net.PeerCheck("entity-search"), shareSvc+"SearchSharedEntities")
 	g.Check(peer, net.PeerCheck("mcp"), shareSvc+"CallSharedTool")
 	g.Check(peer, net.PeerCheck("card-status"), shareSvc+"ReceiveCardStatus")
+	// The task economy's moves ride on a connection too (its handler asks
+	// network.Core.FromPeer on the same route name).
+	g.Check(peer, net.PeerCheck("economy/moves"), economySvc+"ReceiveContractMove")
+	g.Check(peer, net.PeerCheck("economy/applications"), economySvc+"ReceiveJobApplication")
+	g.Check(peer, net.PeerCheck("economy/application-outcomes"), economySvc+"ReceiveApplicationOutcome")
 	// The profile pages: anyone, but a presented peer token must be live.
 	g.Check(peer, net.OptionalPeer("profiles"), profileSvc+"GetProfile", profileSvc+"GetTeamProfile")
 	// The developer portal's agent routes: a developer key or connect token

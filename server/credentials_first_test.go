@@ -150,9 +150,12 @@ func hubRoute(p *contract.Procedure) bool {
 	return false
 }
 
-// peerRoute: the operator network's procedures for peers.
+// peerRoute: the procedures a connection's peer calls with its token, the
+// operator network's own and those of the areas that ride on it (the task
+// economy's EconomyPeerService): the network's switch, then the token. Any
+// …PeerService joins by its name.
 func peerRoute(p *contract.Procedure) bool {
-	return strings.HasPrefix(p.Name, "/switchboard.v1.Network") && strings.Contains(p.Name, "PeerService/")
+	return strings.HasPrefix(p.Name, "/switchboard.v1.") && strings.Contains(p.Name, "PeerService/")
 }
 
 // malformed adds a field (or query parameter) the contract does not have.

@@ -36,6 +36,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	entcontract "github.com/switchboard-hq/switchboard/ent/contract"
+	"github.com/switchboard-hq/switchboard/ent/contractamendment"
+	"github.com/switchboard-hq/switchboard/ent/contractentry"
+	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
@@ -253,6 +257,14 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"relays.state", "relay_state", entEnum(relay.StateValidator)},
 		{"assistant_messages.role", "assistant_role", entEnum(assistantmessage.RoleValidator)},
 		{"card_links.link_type", "card_link_type", entEnum(cardlink.LinkTypeValidator)},
+		{"contracts.status", "contract_status", entEnum(entcontract.StatusValidator)},
+		{"contracts.hold_status", "contract_hold_status", entEnum(entcontract.HoldStatusValidator)},
+		{"contracts.dispute_outcome", "dispute_outcome", entEnum(entcontract.DisputeOutcomeValidator)},
+		{"contract_entries.kind", "contract_move", entEnum(contractentry.KindValidator)},
+		{"contract_entries.by", "contract_role", entEnum(contractentry.ByValidator)},
+		{"contract_amendments.status", "amendment_status", entEnum(contractamendment.StatusValidator)},
+		{"contract_reviews.by", "contract_role", entEnum(contractreview.ByValidator)},
+		{"contract_reviews.visibility", "review_visibility", entEnum(contractreview.VisibilityValidator)},
 	}
 	// Every record that holds words the prompt may read says who wrote them.
 	for table, validators := range map[string][2]func(string) error{

@@ -288,7 +288,7 @@ func (h *house) buildServices(*App) error {
 	s.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Egress: h.egress}
 	s.assistant = assistant.New(assistant.Config{Services: assistant.Services{Queue: s.queue, Kanban: s.kanban,
 		Settings: s.settings, Store: s.store, Executions: s.execs, Links: s.kanban, Checklists: s.kanban, Tasks: s.queue,
-		Relays: s.relays, Jobs: s.network, Projects: s.projects, Teams: s.teams}, Gate: &capgate.Resolver{DB: cfg.DB.Client}, Logger: cfg.Logger,
+		Relays: s.relays, Jobs: s.network, Projects: s.projects, Teams: s.teams, Economy: s.economyOps}, Gate: &capgate.Resolver{DB: cfg.DB.Client}, Logger: cfg.Logger,
 		LLM: cfg.LLM, DB: cfg.DB, Now: cfg.now})
 	s.chat = &chat.Service{DB: cfg.DB, Now: cfg.now, Available: s.assistant.Commands}
 	// One prompt for the send and the admin's view: the groups, packs, kits,

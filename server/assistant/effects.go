@@ -80,7 +80,7 @@ var tagEffects = map[string]effects{
 	"create_checklist":         {},
 	"generate_image":           {Always: Spends | Reaches},
 	"declare_capability":       {Always: Reaches},
-	"find_providers":           {Always: Reaches},
+	"find_providers":           {},
 	"hire_provider":            {Always: Spends | Reaches | Grants},
 	"submit_deliverable":       {Always: Reaches},
 	"close_project":            {Always: Spends | Reaches},

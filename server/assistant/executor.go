@@ -49,6 +49,9 @@ type Services struct {
 	// (server/groups); nil leaves their tags out.
 	Projects switchboardv1connect.ProjectServiceHandler
 	Teams    switchboardv1connect.TeamServiceHandler
+	// Economy is the task economy's contracts (server/economy/operator);
+	// nil leaves its tags out.
+	Economy switchboardv1connect.EconomyServiceHandler
 }
 
 // Inventory reads an account's handlers for the capability gate.

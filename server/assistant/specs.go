@@ -137,7 +137,7 @@ func (e *Executor) tagSpecs() []*spec {
 			run: e.sendRelay},
 		{name: "job_post", description: "Post a job to your connections (title, description, taskType, urgency)",
 			run: e.postJob},
-	}, e.groupSpecs()...)
+	}, append(e.groupSpecs(), economySpecs(e)...)...)
 }
 
 // capabilityAction is queue_capability_action's body: a task for a

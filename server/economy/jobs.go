@@ -73,6 +73,9 @@ var (
 // from a connection, which goes to the job's owner through the outbox.
 func (j *Jobs) Apply(ctx context.Context, p *auth.Principal, jobID string, a Application) (*ent.JobApplication, error) {
 	s := j.core
+	if a.Price <= 0 {
+		return nil, apperr.Invalid("priceCents must be a positive whole number of cents")
+	}
 	row, err := s.DB.Job.Get(ctx, jobID)
 	switch {
 	case ent.IsNotFound(err):

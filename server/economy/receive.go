@@ -74,7 +74,7 @@ func (s *Core) Receive(ctx context.Context, conn *ent.NetworkConnection, req *sw
 		if (m.Kind == rules.Resolve || m.Kind == rules.Expire) && RemoteSide(c) != rules.Client {
 			return stale, nil
 		}
-		if HoldsMoney(c) == false && (m.Kind == rules.ScopeAccept || m.Kind == rules.ScopeDecline) {
+		if !HoldsMoney(c) && (m.Kind == rules.ScopeAccept || m.Kind == rules.ScopeDecline) {
 			// The client's instance answering the provider's own answer.
 			return s.scopeAnswered(ctx, tx, c, m)
 		}

@@ -8,21 +8,21 @@ import (
 )
 
 // A REST route's path parameters are checked before its body is read: the
-// body's own rules (a review's scores, 1 to 5) are not theirs, while the
-// path field's limits are.
+// other fields' rules (here a rating, 1 to 5) are the body's, not theirs,
+// while the named field's are.
 func TestCheckOnlyLooksAtTheNamedFields(t *testing.T) {
-	path := &switchboardv1.ReviewContractRequest{Id: "c1"}
+	path := &switchboardv1.RateRelayRequest{RelayId: "r1"}
 	if err := Check(path); err == nil {
-		t.Fatal("Check: a review without scores passed (the test needs a message with body rules)")
+		t.Fatal("Check: a rating of 0 passed (the test needs a message with a rule beside the named field)")
 	}
-	if err := CheckOnly(path, []string{"id"}); err != nil {
-		t.Fatalf("CheckOnly of the path's id: %v", err)
+	if err := CheckOnly(path, []string{"relay_id"}); err != nil {
+		t.Fatalf("CheckOnly of the named field: %v", err)
 	}
-	long := &switchboardv1.ReviewContractRequest{Id: strings.Repeat("x", 65)}
-	if err := CheckOnly(long, []string{"id"}); err == nil || !strings.Contains(err.Error(), "id is longer than 64") {
-		t.Fatalf("CheckOnly of an over-long id: %v", err)
+	long := &switchboardv1.RateRelayRequest{RelayId: strings.Repeat("x", 101)}
+	if err := CheckOnly(long, []string{"relay_id"}); err == nil || !strings.Contains(err.Error(), "relayId is longer than 100") {
+		t.Fatalf("CheckOnly of an over-long field: %v", err)
 	}
-	if err := CheckOnly(&switchboardv1.ReviewContractRequest{Id: "a\x00b"}, []string{"id"}); err == nil {
+	if err := CheckOnly(&switchboardv1.RateRelayRequest{RelayId: "a\x00b"}, []string{"relay_id"}); err == nil {
 		t.Fatal("CheckOnly passed a NUL")
 	}
 }

@@ -111,7 +111,9 @@ func WithSelfPublicURL() Option { return func(c *server.Config) { c.Executions.P
 
 // WithEconomyHoldLimit caps what a client may hold open on the ledger, in
 // cents (--economy-hold-limit).
-func WithEconomyHoldLimit(cents int64) Option { return func(c *server.Config) { c.EconomyHoldLimit = cents } }
+func WithEconomyHoldLimit(cents int64) Option {
+	return func(c *server.Config) { c.EconomyHoldLimit = cents }
+}
 
 // WithRole runs the server as a hub ("hub") or standalone.
 func WithRole(role string) Option { return func(c *server.Config) { c.Federation.Role = role } }

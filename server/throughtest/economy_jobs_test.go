@@ -171,6 +171,7 @@ func TestJobRefusals(t *testing.T) {
 		{"mode": "auction", "maxPriceCents": 5000},
 		{"mode": "auction", "closesAt": now.Add(time.Hour).Format(time.RFC3339)},
 		{"mode": "auction", "maxPriceCents": 5000, "closesAt": now.Add(-time.Minute).Format(time.RFC3339)},
+		{"mode": "auction", "maxPriceCents": 0, "closesAt": now.Add(time.Hour).Format(time.RFC3339)},
 		{"maxPriceCents": 5000},
 		{"mode": "sealed"},
 	} {

@@ -648,14 +648,69 @@ func (x *ContractReview) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// ProviderRef names whom to hire: one of a user of this instance and a
+// connection's peer.
+type ProviderRef struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        *string                `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3,oneof" json:"user_id,omitempty"`
+	ConnectionId  *string                `protobuf:"bytes,2,opt,name=connection_id,json=connectionId,proto3,oneof" json:"connection_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProviderRef) Reset() {
+	*x = ProviderRef{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProviderRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProviderRef) ProtoMessage() {}
+
+func (x *ProviderRef) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProviderRef.ProtoReflect.Descriptor instead.
+func (*ProviderRef) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ProviderRef) GetUserId() string {
+	if x != nil && x.UserId != nil {
+		return *x.UserId
+	}
+	return ""
+}
+
+func (x *ProviderRef) GetConnectionId() string {
+	if x != nil && x.ConnectionId != nil {
+		return *x.ConnectionId
+	}
+	return ""
+}
+
 type HireProviderRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The provider: a local user's id or a connection's id.
-	Provider   *ContractParty `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
-	TaskType   string         `protobuf:"bytes,2,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
-	Title      string         `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
-	Scope      []string       `protobuf:"bytes,4,rep,name=scope,proto3" json:"scope,omitempty"`
-	PriceCents int32          `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	Provider *ProviderRef `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	TaskType string       `protobuf:"bytes,2,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
+	Title    string       `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	Scope    []string     `protobuf:"bytes,4,rep,name=scope,proto3" json:"scope,omitempty"`
+	// Above 0.
+	PriceCents int32 `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	// ISO 4217; the instance's currency when absent.
 	Currency      string                 `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
 	DueAt         *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=due_at,json=dueAt,proto3,oneof" json:"due_at,omitempty"`
@@ -665,7 +720,7 @@ type HireProviderRequest struct {
 
 func (x *HireProviderRequest) Reset() {
 	*x = HireProviderRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[5]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -677,7 +732,7 @@ func (x *HireProviderRequest) String() string {
 func (*HireProviderRequest) ProtoMessage() {}
 
 func (x *HireProviderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[5]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -690,10 +745,10 @@ func (x *HireProviderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HireProviderRequest.ProtoReflect.Descriptor instead.
 func (*HireProviderRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{5}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{6}
 }
 
-func (x *HireProviderRequest) GetProvider() *ContractParty {
+func (x *HireProviderRequest) GetProvider() *ProviderRef {
 	if x != nil {
 		return x.Provider
 	}
@@ -751,7 +806,7 @@ type HireProviderResponse struct {
 
 func (x *HireProviderResponse) Reset() {
 	*x = HireProviderResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[6]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +818,7 @@ func (x *HireProviderResponse) String() string {
 func (*HireProviderResponse) ProtoMessage() {}
 
 func (x *HireProviderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[6]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +831,7 @@ func (x *HireProviderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HireProviderResponse.ProtoReflect.Descriptor instead.
 func (*HireProviderResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{6}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *HireProviderResponse) GetContract() *Contract {
@@ -798,7 +853,7 @@ type ListContractsRequest struct {
 
 func (x *ListContractsRequest) Reset() {
 	*x = ListContractsRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[7]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -810,7 +865,7 @@ func (x *ListContractsRequest) String() string {
 func (*ListContractsRequest) ProtoMessage() {}
 
 func (x *ListContractsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[7]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -823,7 +878,7 @@ func (x *ListContractsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContractsRequest.ProtoReflect.Descriptor instead.
 func (*ListContractsRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{7}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListContractsRequest) GetLimit() int32 {
@@ -864,7 +919,7 @@ type ListContractsResponse struct {
 
 func (x *ListContractsResponse) Reset() {
 	*x = ListContractsResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[8]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -876,7 +931,7 @@ func (x *ListContractsResponse) String() string {
 func (*ListContractsResponse) ProtoMessage() {}
 
 func (x *ListContractsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[8]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -889,7 +944,7 @@ func (x *ListContractsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContractsResponse.ProtoReflect.Descriptor instead.
 func (*ListContractsResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{8}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListContractsResponse) GetContracts() []*Contract {
@@ -915,7 +970,7 @@ type GetContractRequest struct {
 
 func (x *GetContractRequest) Reset() {
 	*x = GetContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[9]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -927,7 +982,7 @@ func (x *GetContractRequest) String() string {
 func (*GetContractRequest) ProtoMessage() {}
 
 func (x *GetContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[9]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -940,7 +995,7 @@ func (x *GetContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContractRequest.ProtoReflect.Descriptor instead.
 func (*GetContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{9}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetContractRequest) GetId() string {
@@ -966,7 +1021,7 @@ type GetContractResponse struct {
 
 func (x *GetContractResponse) Reset() {
 	*x = GetContractResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[10]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -978,7 +1033,7 @@ func (x *GetContractResponse) String() string {
 func (*GetContractResponse) ProtoMessage() {}
 
 func (x *GetContractResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[10]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -991,7 +1046,7 @@ func (x *GetContractResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContractResponse.ProtoReflect.Descriptor instead.
 func (*GetContractResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{10}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetContractResponse) GetContract() *Contract {
@@ -1029,30 +1084,28 @@ func (x *GetContractResponse) GetCounterpartReviewed() bool {
 	return false
 }
 
-type ContractMoveRequest struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// Why, for a decline or a withdrawal.
-	Reason        *string `protobuf:"bytes,2,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
+type AcceptContractRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ContractMoveRequest) Reset() {
-	*x = ContractMoveRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[11]
+func (x *AcceptContractRequest) Reset() {
+	*x = AcceptContractRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ContractMoveRequest) String() string {
+func (x *AcceptContractRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ContractMoveRequest) ProtoMessage() {}
+func (*AcceptContractRequest) ProtoMessage() {}
 
-func (x *ContractMoveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[11]
+func (x *AcceptContractRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1063,47 +1116,42 @@ func (x *ContractMoveRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ContractMoveRequest.ProtoReflect.Descriptor instead.
-func (*ContractMoveRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{11}
+// Deprecated: Use AcceptContractRequest.ProtoReflect.Descriptor instead.
+func (*AcceptContractRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{12}
 }
 
-func (x *ContractMoveRequest) GetId() string {
+func (x *AcceptContractRequest) GetId() string {
 	if x != nil {
 		return x.Id
 	}
 	return ""
 }
 
-func (x *ContractMoveRequest) GetReason() string {
-	if x != nil && x.Reason != nil {
-		return *x.Reason
-	}
-	return ""
-}
-
-type ContractMoveResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+type DeclineContractRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Why, told to the client.
+	Reason        *string `protobuf:"bytes,2,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ContractMoveResponse) Reset() {
-	*x = ContractMoveResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[12]
+func (x *DeclineContractRequest) Reset() {
+	*x = DeclineContractRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ContractMoveResponse) String() string {
+func (x *DeclineContractRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ContractMoveResponse) ProtoMessage() {}
+func (*DeclineContractRequest) ProtoMessage() {}
 
-func (x *ContractMoveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[12]
+func (x *DeclineContractRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1114,12 +1162,790 @@ func (x *ContractMoveResponse) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ContractMoveResponse.ProtoReflect.Descriptor instead.
-func (*ContractMoveResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{12}
+// Deprecated: Use DeclineContractRequest.ProtoReflect.Descriptor instead.
+func (*DeclineContractRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{13}
 }
 
-func (x *ContractMoveResponse) GetContract() *Contract {
+func (x *DeclineContractRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *DeclineContractRequest) GetReason() string {
+	if x != nil && x.Reason != nil {
+		return *x.Reason
+	}
+	return ""
+}
+
+type WithdrawContractRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Why, told to the provider.
+	Reason        *string `protobuf:"bytes,2,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WithdrawContractRequest) Reset() {
+	*x = WithdrawContractRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WithdrawContractRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WithdrawContractRequest) ProtoMessage() {}
+
+func (x *WithdrawContractRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WithdrawContractRequest.ProtoReflect.Descriptor instead.
+func (*WithdrawContractRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *WithdrawContractRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *WithdrawContractRequest) GetReason() string {
+	if x != nil && x.Reason != nil {
+		return *x.Reason
+	}
+	return ""
+}
+
+type CloseContractRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CloseContractRequest) Reset() {
+	*x = CloseContractRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloseContractRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloseContractRequest) ProtoMessage() {}
+
+func (x *CloseContractRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloseContractRequest.ProtoReflect.Descriptor instead.
+func (*CloseContractRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *CloseContractRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type SuggestCloseContractRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SuggestCloseContractRequest) Reset() {
+	*x = SuggestCloseContractRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SuggestCloseContractRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SuggestCloseContractRequest) ProtoMessage() {}
+
+func (x *SuggestCloseContractRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SuggestCloseContractRequest.ProtoReflect.Descriptor instead.
+func (*SuggestCloseContractRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SuggestCloseContractRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// AcceptContractResponse is the contract after the move.
+type AcceptContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptContractResponse) Reset() {
+	*x = AcceptContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptContractResponse) ProtoMessage() {}
+
+func (x *AcceptContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptContractResponse.ProtoReflect.Descriptor instead.
+func (*AcceptContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *AcceptContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// DeclineContractResponse is the contract after the move.
+type DeclineContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineContractResponse) Reset() {
+	*x = DeclineContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineContractResponse) ProtoMessage() {}
+
+func (x *DeclineContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineContractResponse.ProtoReflect.Descriptor instead.
+func (*DeclineContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *DeclineContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// WithdrawContractResponse is the contract after the move.
+type WithdrawContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WithdrawContractResponse) Reset() {
+	*x = WithdrawContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WithdrawContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WithdrawContractResponse) ProtoMessage() {}
+
+func (x *WithdrawContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WithdrawContractResponse.ProtoReflect.Descriptor instead.
+func (*WithdrawContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *WithdrawContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// DeliverContractResponse is the contract after the move.
+type DeliverContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeliverContractResponse) Reset() {
+	*x = DeliverContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeliverContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeliverContractResponse) ProtoMessage() {}
+
+func (x *DeliverContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeliverContractResponse.ProtoReflect.Descriptor instead.
+func (*DeliverContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *DeliverContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// CloseContractResponse is the contract after the move.
+type CloseContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CloseContractResponse) Reset() {
+	*x = CloseContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloseContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloseContractResponse) ProtoMessage() {}
+
+func (x *CloseContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloseContractResponse.ProtoReflect.Descriptor instead.
+func (*CloseContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CloseContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// DisputeContractResponse is the contract after the move.
+type DisputeContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DisputeContractResponse) Reset() {
+	*x = DisputeContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DisputeContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DisputeContractResponse) ProtoMessage() {}
+
+func (x *DisputeContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DisputeContractResponse.ProtoReflect.Descriptor instead.
+func (*DisputeContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *DisputeContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// PostContractUpdateResponse is the contract after the move.
+type PostContractUpdateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PostContractUpdateResponse) Reset() {
+	*x = PostContractUpdateResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PostContractUpdateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PostContractUpdateResponse) ProtoMessage() {}
+
+func (x *PostContractUpdateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PostContractUpdateResponse.ProtoReflect.Descriptor instead.
+func (*PostContractUpdateResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *PostContractUpdateResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// AskContractQuestionResponse is the contract after the move.
+type AskContractQuestionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AskContractQuestionResponse) Reset() {
+	*x = AskContractQuestionResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AskContractQuestionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AskContractQuestionResponse) ProtoMessage() {}
+
+func (x *AskContractQuestionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AskContractQuestionResponse.ProtoReflect.Descriptor instead.
+func (*AskContractQuestionResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *AskContractQuestionResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// ProposeContractScopeResponse is the contract after the move.
+type ProposeContractScopeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProposeContractScopeResponse) Reset() {
+	*x = ProposeContractScopeResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProposeContractScopeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProposeContractScopeResponse) ProtoMessage() {}
+
+func (x *ProposeContractScopeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProposeContractScopeResponse.ProtoReflect.Descriptor instead.
+func (*ProposeContractScopeResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ProposeContractScopeResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// AcceptContractScopeResponse is the contract after the move.
+type AcceptContractScopeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptContractScopeResponse) Reset() {
+	*x = AcceptContractScopeResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptContractScopeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptContractScopeResponse) ProtoMessage() {}
+
+func (x *AcceptContractScopeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptContractScopeResponse.ProtoReflect.Descriptor instead.
+func (*AcceptContractScopeResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *AcceptContractScopeResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// DeclineContractScopeResponse is the contract after the move.
+type DeclineContractScopeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineContractScopeResponse) Reset() {
+	*x = DeclineContractScopeResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineContractScopeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineContractScopeResponse) ProtoMessage() {}
+
+func (x *DeclineContractScopeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineContractScopeResponse.ProtoReflect.Descriptor instead.
+func (*DeclineContractScopeResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *DeclineContractScopeResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// SuggestCloseContractResponse is the contract after the move.
+type SuggestCloseContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SuggestCloseContractResponse) Reset() {
+	*x = SuggestCloseContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SuggestCloseContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SuggestCloseContractResponse) ProtoMessage() {}
+
+func (x *SuggestCloseContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SuggestCloseContractResponse.ProtoReflect.Descriptor instead.
+func (*SuggestCloseContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *SuggestCloseContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// ReviewContractResponse is the contract after the move.
+type ReviewContractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewContractResponse) Reset() {
+	*x = ReviewContractResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewContractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewContractResponse) ProtoMessage() {}
+
+func (x *ReviewContractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewContractResponse.ProtoReflect.Descriptor instead.
+func (*ReviewContractResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ReviewContractResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+// ResolveDisputeResponse is the contract after the move.
+type ResolveDisputeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contract      *Contract              `protobuf:"bytes,1,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResolveDisputeResponse) Reset() {
+	*x = ResolveDisputeResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolveDisputeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolveDisputeResponse) ProtoMessage() {}
+
+func (x *ResolveDisputeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolveDisputeResponse.ProtoReflect.Descriptor instead.
+func (*ResolveDisputeResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ResolveDisputeResponse) GetContract() *Contract {
 	if x != nil {
 		return x.Contract
 	}
@@ -1138,7 +1964,7 @@ type DeliverContractRequest struct {
 
 func (x *DeliverContractRequest) Reset() {
 	*x = DeliverContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[13]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1976,7 @@ func (x *DeliverContractRequest) String() string {
 func (*DeliverContractRequest) ProtoMessage() {}
 
 func (x *DeliverContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[13]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1989,7 @@ func (x *DeliverContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliverContractRequest.ProtoReflect.Descriptor instead.
 func (*DeliverContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{13}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DeliverContractRequest) GetId() string {
@@ -1204,7 +2030,7 @@ type DisputeContractRequest struct {
 
 func (x *DisputeContractRequest) Reset() {
 	*x = DisputeContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1216,7 +2042,7 @@ func (x *DisputeContractRequest) String() string {
 func (*DisputeContractRequest) ProtoMessage() {}
 
 func (x *DisputeContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[14]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1229,7 +2055,7 @@ func (x *DisputeContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisputeContractRequest.ProtoReflect.Descriptor instead.
 func (*DisputeContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{14}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DisputeContractRequest) GetId() string {
@@ -1256,7 +2082,7 @@ type PostContractUpdateRequest struct {
 
 func (x *PostContractUpdateRequest) Reset() {
 	*x = PostContractUpdateRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1268,7 +2094,7 @@ func (x *PostContractUpdateRequest) String() string {
 func (*PostContractUpdateRequest) ProtoMessage() {}
 
 func (x *PostContractUpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[15]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1281,7 +2107,7 @@ func (x *PostContractUpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PostContractUpdateRequest.ProtoReflect.Descriptor instead.
 func (*PostContractUpdateRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{15}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PostContractUpdateRequest) GetId() string {
@@ -1308,7 +2134,7 @@ type AskContractQuestionRequest struct {
 
 func (x *AskContractQuestionRequest) Reset() {
 	*x = AskContractQuestionRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1320,7 +2146,7 @@ func (x *AskContractQuestionRequest) String() string {
 func (*AskContractQuestionRequest) ProtoMessage() {}
 
 func (x *AskContractQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[16]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1333,7 +2159,7 @@ func (x *AskContractQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AskContractQuestionRequest.ProtoReflect.Descriptor instead.
 func (*AskContractQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{16}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AskContractQuestionRequest) GetId() string {
@@ -1362,7 +2188,7 @@ type ProposeContractScopeRequest struct {
 
 func (x *ProposeContractScopeRequest) Reset() {
 	*x = ProposeContractScopeRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1374,7 +2200,7 @@ func (x *ProposeContractScopeRequest) String() string {
 func (*ProposeContractScopeRequest) ProtoMessage() {}
 
 func (x *ProposeContractScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[17]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1387,7 +2213,7 @@ func (x *ProposeContractScopeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProposeContractScopeRequest.ProtoReflect.Descriptor instead.
 func (*ProposeContractScopeRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{17}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ProposeContractScopeRequest) GetId() string {
@@ -1411,30 +2237,30 @@ func (x *ProposeContractScopeRequest) GetPriceCents() int32 {
 	return 0
 }
 
-type AnswerContractScopeRequest struct {
+type AcceptContractScopeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// The amendment's number (1 is the first).
-	N             int32 `protobuf:"varint,2,opt,name=n,proto3" json:"n,omitempty"`
+	N             string `protobuf:"bytes,2,opt,name=n,proto3" json:"n,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *AnswerContractScopeRequest) Reset() {
-	*x = AnswerContractScopeRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
+func (x *AcceptContractScopeRequest) Reset() {
+	*x = AcceptContractScopeRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *AnswerContractScopeRequest) String() string {
+func (x *AcceptContractScopeRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*AnswerContractScopeRequest) ProtoMessage() {}
+func (*AcceptContractScopeRequest) ProtoMessage() {}
 
-func (x *AnswerContractScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[18]
+func (x *AcceptContractScopeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1445,40 +2271,94 @@ func (x *AnswerContractScopeRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use AnswerContractScopeRequest.ProtoReflect.Descriptor instead.
-func (*AnswerContractScopeRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{18}
+// Deprecated: Use AcceptContractScopeRequest.ProtoReflect.Descriptor instead.
+func (*AcceptContractScopeRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{36}
 }
 
-func (x *AnswerContractScopeRequest) GetId() string {
+func (x *AcceptContractScopeRequest) GetId() string {
 	if x != nil {
 		return x.Id
 	}
 	return ""
 }
 
-func (x *AnswerContractScopeRequest) GetN() int32 {
+func (x *AcceptContractScopeRequest) GetN() string {
 	if x != nil {
 		return x.N
 	}
-	return 0
+	return ""
+}
+
+type DeclineContractScopeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The amendment's number (1 is the first).
+	N             string `protobuf:"bytes,2,opt,name=n,proto3" json:"n,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineContractScopeRequest) Reset() {
+	*x = DeclineContractScopeRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineContractScopeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineContractScopeRequest) ProtoMessage() {}
+
+func (x *DeclineContractScopeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineContractScopeRequest.ProtoReflect.Descriptor instead.
+func (*DeclineContractScopeRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *DeclineContractScopeRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *DeclineContractScopeRequest) GetN() string {
+	if x != nil {
+		return x.N
+	}
+	return ""
 }
 
 type ReviewContractRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Overall       int32                  `protobuf:"varint,2,opt,name=overall,proto3" json:"overall,omitempty"`
-	Communication int32                  `protobuf:"varint,3,opt,name=communication,proto3" json:"communication,omitempty"`
-	Quality       int32                  `protobuf:"varint,4,opt,name=quality,proto3" json:"quality,omitempty"`
-	Timeliness    int32                  `protobuf:"varint,5,opt,name=timeliness,proto3" json:"timeliness,omitempty"`
-	Text          *string                `protobuf:"bytes,6,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The four scores, 1 to 5 each.
+	Overall       int32   `protobuf:"varint,2,opt,name=overall,proto3" json:"overall,omitempty"`
+	Communication int32   `protobuf:"varint,3,opt,name=communication,proto3" json:"communication,omitempty"`
+	Quality       int32   `protobuf:"varint,4,opt,name=quality,proto3" json:"quality,omitempty"`
+	Timeliness    int32   `protobuf:"varint,5,opt,name=timeliness,proto3" json:"timeliness,omitempty"`
+	Text          *string `protobuf:"bytes,6,opt,name=text,proto3,oneof" json:"text,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReviewContractRequest) Reset() {
 	*x = ReviewContractRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1490,7 +2370,7 @@ func (x *ReviewContractRequest) String() string {
 func (*ReviewContractRequest) ProtoMessage() {}
 
 func (x *ReviewContractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[19]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1503,7 +2383,7 @@ func (x *ReviewContractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReviewContractRequest.ProtoReflect.Descriptor instead.
 func (*ReviewContractRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{19}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ReviewContractRequest) GetId() string {
@@ -1558,7 +2438,7 @@ type SetReviewVisibilityRequest struct {
 
 func (x *SetReviewVisibilityRequest) Reset() {
 	*x = SetReviewVisibilityRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +2450,7 @@ func (x *SetReviewVisibilityRequest) String() string {
 func (*SetReviewVisibilityRequest) ProtoMessage() {}
 
 func (x *SetReviewVisibilityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[20]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +2463,7 @@ func (x *SetReviewVisibilityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetReviewVisibilityRequest.ProtoReflect.Descriptor instead.
 func (*SetReviewVisibilityRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{20}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SetReviewVisibilityRequest) GetId() string {
@@ -1609,7 +2489,7 @@ type SetReviewVisibilityResponse struct {
 
 func (x *SetReviewVisibilityResponse) Reset() {
 	*x = SetReviewVisibilityResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1621,7 +2501,7 @@ func (x *SetReviewVisibilityResponse) String() string {
 func (*SetReviewVisibilityResponse) ProtoMessage() {}
 
 func (x *SetReviewVisibilityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[21]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1634,7 +2514,7 @@ func (x *SetReviewVisibilityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetReviewVisibilityResponse.ProtoReflect.Descriptor instead.
 func (*SetReviewVisibilityResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{21}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SetReviewVisibilityResponse) GetReview() *ContractReview {
@@ -1656,7 +2536,7 @@ type FindProvidersRequest struct {
 
 func (x *FindProvidersRequest) Reset() {
 	*x = FindProvidersRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1668,7 +2548,7 @@ func (x *FindProvidersRequest) String() string {
 func (*FindProvidersRequest) ProtoMessage() {}
 
 func (x *FindProvidersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[22]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1681,7 +2561,7 @@ func (x *FindProvidersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindProvidersRequest.ProtoReflect.Descriptor instead.
 func (*FindProvidersRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{22}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *FindProvidersRequest) GetTaskType() string {
@@ -1730,7 +2610,7 @@ type ProviderMatch struct {
 
 func (x *ProviderMatch) Reset() {
 	*x = ProviderMatch{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1742,7 +2622,7 @@ func (x *ProviderMatch) String() string {
 func (*ProviderMatch) ProtoMessage() {}
 
 func (x *ProviderMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[23]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1755,7 +2635,7 @@ func (x *ProviderMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderMatch.ProtoReflect.Descriptor instead.
 func (*ProviderMatch) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{23}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ProviderMatch) GetProvider() *ContractParty {
@@ -1823,7 +2703,7 @@ type FindProvidersResponse struct {
 
 func (x *FindProvidersResponse) Reset() {
 	*x = FindProvidersResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1835,7 +2715,7 @@ func (x *FindProvidersResponse) String() string {
 func (*FindProvidersResponse) ProtoMessage() {}
 
 func (x *FindProvidersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[24]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1848,7 +2728,7 @@ func (x *FindProvidersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindProvidersResponse.ProtoReflect.Descriptor instead.
 func (*FindProvidersResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{24}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *FindProvidersResponse) GetProviders() []*ProviderMatch {
@@ -1868,7 +2748,7 @@ type ListEconomyLedgerRequest struct {
 
 func (x *ListEconomyLedgerRequest) Reset() {
 	*x = ListEconomyLedgerRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1880,7 +2760,7 @@ func (x *ListEconomyLedgerRequest) String() string {
 func (*ListEconomyLedgerRequest) ProtoMessage() {}
 
 func (x *ListEconomyLedgerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[25]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1893,7 +2773,7 @@ func (x *ListEconomyLedgerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEconomyLedgerRequest.ProtoReflect.Descriptor instead.
 func (*ListEconomyLedgerRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{25}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListEconomyLedgerRequest) GetLimit() int32 {
@@ -1926,7 +2806,7 @@ type EconomyLedgerRow struct {
 
 func (x *EconomyLedgerRow) Reset() {
 	*x = EconomyLedgerRow{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1938,7 +2818,7 @@ func (x *EconomyLedgerRow) String() string {
 func (*EconomyLedgerRow) ProtoMessage() {}
 
 func (x *EconomyLedgerRow) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[26]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1951,7 +2831,7 @@ func (x *EconomyLedgerRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EconomyLedgerRow.ProtoReflect.Descriptor instead.
 func (*EconomyLedgerRow) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{26}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *EconomyLedgerRow) GetId() string {
@@ -2008,7 +2888,7 @@ type ListEconomyLedgerResponse struct {
 
 func (x *ListEconomyLedgerResponse) Reset() {
 	*x = ListEconomyLedgerResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2020,7 +2900,7 @@ func (x *ListEconomyLedgerResponse) String() string {
 func (*ListEconomyLedgerResponse) ProtoMessage() {}
 
 func (x *ListEconomyLedgerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[27]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2033,7 +2913,7 @@ func (x *ListEconomyLedgerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEconomyLedgerResponse.ProtoReflect.Descriptor instead.
 func (*ListEconomyLedgerResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{27}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListEconomyLedgerResponse) GetRows() []*EconomyLedgerRow {
@@ -2069,7 +2949,7 @@ type EconomyEarnings struct {
 
 func (x *EconomyEarnings) Reset() {
 	*x = EconomyEarnings{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2081,7 +2961,7 @@ func (x *EconomyEarnings) String() string {
 func (*EconomyEarnings) ProtoMessage() {}
 
 func (x *EconomyEarnings) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[28]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2094,7 +2974,7 @@ func (x *EconomyEarnings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EconomyEarnings.ProtoReflect.Descriptor instead.
 func (*EconomyEarnings) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{28}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *EconomyEarnings) GetCurrency() string {
@@ -2130,7 +3010,7 @@ type ListDisputesRequest struct {
 
 func (x *ListDisputesRequest) Reset() {
 	*x = ListDisputesRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2142,7 +3022,7 @@ func (x *ListDisputesRequest) String() string {
 func (*ListDisputesRequest) ProtoMessage() {}
 
 func (x *ListDisputesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[29]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2155,7 +3035,7 @@ func (x *ListDisputesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDisputesRequest.ProtoReflect.Descriptor instead.
 func (*ListDisputesRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{29}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListDisputesRequest) GetLimit() int32 {
@@ -2189,7 +3069,7 @@ type ListDisputesResponse struct {
 
 func (x *ListDisputesResponse) Reset() {
 	*x = ListDisputesResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2201,7 +3081,7 @@ func (x *ListDisputesResponse) String() string {
 func (*ListDisputesResponse) ProtoMessage() {}
 
 func (x *ListDisputesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[30]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2214,7 +3094,7 @@ func (x *ListDisputesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDisputesResponse.ProtoReflect.Descriptor instead.
 func (*ListDisputesResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{30}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListDisputesResponse) GetDisputes() []*Contract {
@@ -2243,7 +3123,7 @@ type ResolveDisputeRequest struct {
 
 func (x *ResolveDisputeRequest) Reset() {
 	*x = ResolveDisputeRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2255,7 +3135,7 @@ func (x *ResolveDisputeRequest) String() string {
 func (*ResolveDisputeRequest) ProtoMessage() {}
 
 func (x *ResolveDisputeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[31]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2268,7 +3148,7 @@ func (x *ResolveDisputeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveDisputeRequest.ProtoReflect.Descriptor instead.
 func (*ResolveDisputeRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{31}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ResolveDisputeRequest) GetId() string {
@@ -2318,7 +3198,7 @@ type ReceiveContractMoveRequest struct {
 
 func (x *ReceiveContractMoveRequest) Reset() {
 	*x = ReceiveContractMoveRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2330,7 +3210,7 @@ func (x *ReceiveContractMoveRequest) String() string {
 func (*ReceiveContractMoveRequest) ProtoMessage() {}
 
 func (x *ReceiveContractMoveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[32]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2343,7 +3223,7 @@ func (x *ReceiveContractMoveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiveContractMoveRequest.ProtoReflect.Descriptor instead.
 func (*ReceiveContractMoveRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{32}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ReceiveContractMoveRequest) GetMoveId() string {
@@ -2441,7 +3321,7 @@ type ReceiveContractMoveResponse struct {
 
 func (x *ReceiveContractMoveResponse) Reset() {
 	*x = ReceiveContractMoveResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2453,7 +3333,7 @@ func (x *ReceiveContractMoveResponse) String() string {
 func (*ReceiveContractMoveResponse) ProtoMessage() {}
 
 func (x *ReceiveContractMoveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[33]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2466,7 +3346,7 @@ func (x *ReceiveContractMoveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiveContractMoveResponse.ProtoReflect.Descriptor instead.
 func (*ReceiveContractMoveResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{33}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ReceiveContractMoveResponse) GetApplied() bool {
@@ -2499,7 +3379,7 @@ type JobApplicationCapability struct {
 
 func (x *JobApplicationCapability) Reset() {
 	*x = JobApplicationCapability{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[34]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2511,7 +3391,7 @@ func (x *JobApplicationCapability) String() string {
 func (*JobApplicationCapability) ProtoMessage() {}
 
 func (x *JobApplicationCapability) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[34]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2524,7 +3404,7 @@ func (x *JobApplicationCapability) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobApplicationCapability.ProtoReflect.Descriptor instead.
 func (*JobApplicationCapability) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{34}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *JobApplicationCapability) GetTaskType() string {
@@ -2593,7 +3473,7 @@ type JobApplication struct {
 
 func (x *JobApplication) Reset() {
 	*x = JobApplication{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[35]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2605,7 +3485,7 @@ func (x *JobApplication) String() string {
 func (*JobApplication) ProtoMessage() {}
 
 func (x *JobApplication) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[35]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2618,7 +3498,7 @@ func (x *JobApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobApplication.ProtoReflect.Descriptor instead.
 func (*JobApplication) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{35}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *JobApplication) GetId() string {
@@ -2713,10 +3593,11 @@ func (x *JobApplication) GetUpdatedAt() *timestamppb.Timestamp {
 }
 
 type ApplyToJobRequest struct {
-	state      protoimpl.MessageState `protogen:"open.v1"`
-	Id         string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Message    string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
-	PriceCents int32                  `protobuf:"varint,3,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Message string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// Above 0.
+	PriceCents int32 `protobuf:"varint,3,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	// Days to deliver once hired; the award's due date. 0: not said.
 	EtaDays       int32 `protobuf:"varint,4,opt,name=eta_days,json=etaDays,proto3" json:"eta_days,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -2725,7 +3606,7 @@ type ApplyToJobRequest struct {
 
 func (x *ApplyToJobRequest) Reset() {
 	*x = ApplyToJobRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[36]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2737,7 +3618,7 @@ func (x *ApplyToJobRequest) String() string {
 func (*ApplyToJobRequest) ProtoMessage() {}
 
 func (x *ApplyToJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[36]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2750,7 +3631,7 @@ func (x *ApplyToJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplyToJobRequest.ProtoReflect.Descriptor instead.
 func (*ApplyToJobRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{36}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ApplyToJobRequest) GetId() string {
@@ -2790,7 +3671,7 @@ type ApplyToJobResponse struct {
 
 func (x *ApplyToJobResponse) Reset() {
 	*x = ApplyToJobResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[37]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2802,7 +3683,7 @@ func (x *ApplyToJobResponse) String() string {
 func (*ApplyToJobResponse) ProtoMessage() {}
 
 func (x *ApplyToJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[37]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2815,7 +3696,7 @@ func (x *ApplyToJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplyToJobResponse.ProtoReflect.Descriptor instead.
 func (*ApplyToJobResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{37}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ApplyToJobResponse) GetApplication() *JobApplication {
@@ -2835,7 +3716,7 @@ type AwardJobRequest struct {
 
 func (x *AwardJobRequest) Reset() {
 	*x = AwardJobRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[38]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2847,7 +3728,7 @@ func (x *AwardJobRequest) String() string {
 func (*AwardJobRequest) ProtoMessage() {}
 
 func (x *AwardJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[38]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2860,7 +3741,7 @@ func (x *AwardJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwardJobRequest.ProtoReflect.Descriptor instead.
 func (*AwardJobRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{38}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *AwardJobRequest) GetId() string {
@@ -2888,7 +3769,7 @@ type AwardJobResponse struct {
 
 func (x *AwardJobResponse) Reset() {
 	*x = AwardJobResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[39]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2900,7 +3781,7 @@ func (x *AwardJobResponse) String() string {
 func (*AwardJobResponse) ProtoMessage() {}
 
 func (x *AwardJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[39]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2913,7 +3794,7 @@ func (x *AwardJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwardJobResponse.ProtoReflect.Descriptor instead.
 func (*AwardJobResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{39}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *AwardJobResponse) GetJob() *Job {
@@ -2946,7 +3827,7 @@ type ListJobApplicationsRequest struct {
 
 func (x *ListJobApplicationsRequest) Reset() {
 	*x = ListJobApplicationsRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[40]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2958,7 +3839,7 @@ func (x *ListJobApplicationsRequest) String() string {
 func (*ListJobApplicationsRequest) ProtoMessage() {}
 
 func (x *ListJobApplicationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[40]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2971,7 +3852,7 @@ func (x *ListJobApplicationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobApplicationsRequest.ProtoReflect.Descriptor instead.
 func (*ListJobApplicationsRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{40}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ListJobApplicationsRequest) GetId() string {
@@ -2990,7 +3871,7 @@ type ListJobApplicationsResponse struct {
 
 func (x *ListJobApplicationsResponse) Reset() {
 	*x = ListJobApplicationsResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[41]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3002,7 +3883,7 @@ func (x *ListJobApplicationsResponse) String() string {
 func (*ListJobApplicationsResponse) ProtoMessage() {}
 
 func (x *ListJobApplicationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[41]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3015,7 +3896,7 @@ func (x *ListJobApplicationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobApplicationsResponse.ProtoReflect.Descriptor instead.
 func (*ListJobApplicationsResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{41}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ListJobApplicationsResponse) GetApplications() []*JobApplication {
@@ -3030,8 +3911,9 @@ type ReceiveJobApplicationRequest struct {
 	// The applicant's instance's id of the application.
 	ApplicationId string `protobuf:"bytes,1,opt,name=application_id,json=applicationId,proto3" json:"application_id,omitempty"`
 	// The receiver's (the owner's) id of the job.
-	JobId         string                    `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	Message       string                    `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	JobId   string `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// Above 0.
 	PriceCents    int32                     `protobuf:"varint,4,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	EtaDays       int32                     `protobuf:"varint,5,opt,name=eta_days,json=etaDays,proto3" json:"eta_days,omitempty"`
 	Capability    *JobApplicationCapability `protobuf:"bytes,6,opt,name=capability,proto3" json:"capability,omitempty"`
@@ -3041,7 +3923,7 @@ type ReceiveJobApplicationRequest struct {
 
 func (x *ReceiveJobApplicationRequest) Reset() {
 	*x = ReceiveJobApplicationRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[42]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3053,7 +3935,7 @@ func (x *ReceiveJobApplicationRequest) String() string {
 func (*ReceiveJobApplicationRequest) ProtoMessage() {}
 
 func (x *ReceiveJobApplicationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[42]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3066,7 +3948,7 @@ func (x *ReceiveJobApplicationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiveJobApplicationRequest.ProtoReflect.Descriptor instead.
 func (*ReceiveJobApplicationRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{42}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ReceiveJobApplicationRequest) GetApplicationId() string {
@@ -3122,7 +4004,7 @@ type ReceiveJobApplicationResponse struct {
 
 func (x *ReceiveJobApplicationResponse) Reset() {
 	*x = ReceiveJobApplicationResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[43]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3134,7 +4016,7 @@ func (x *ReceiveJobApplicationResponse) String() string {
 func (*ReceiveJobApplicationResponse) ProtoMessage() {}
 
 func (x *ReceiveJobApplicationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[43]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3147,7 +4029,7 @@ func (x *ReceiveJobApplicationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiveJobApplicationResponse.ProtoReflect.Descriptor instead.
 func (*ReceiveJobApplicationResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{43}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *ReceiveJobApplicationResponse) GetApplicationId() string {
@@ -3180,7 +4062,7 @@ type ReceiveApplicationOutcomeRequest struct {
 
 func (x *ReceiveApplicationOutcomeRequest) Reset() {
 	*x = ReceiveApplicationOutcomeRequest{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[44]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3192,7 +4074,7 @@ func (x *ReceiveApplicationOutcomeRequest) String() string {
 func (*ReceiveApplicationOutcomeRequest) ProtoMessage() {}
 
 func (x *ReceiveApplicationOutcomeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[44]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3205,7 +4087,7 @@ func (x *ReceiveApplicationOutcomeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiveApplicationOutcomeRequest.ProtoReflect.Descriptor instead.
 func (*ReceiveApplicationOutcomeRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{44}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ReceiveApplicationOutcomeRequest) GetApplicationId() string {
@@ -3253,7 +4135,7 @@ type ReceiveApplicationOutcomeResponse struct {
 
 func (x *ReceiveApplicationOutcomeResponse) Reset() {
 	*x = ReceiveApplicationOutcomeResponse{}
-	mi := &file_switchboard_v1_economy_proto_msgTypes[45]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3265,7 +4147,7 @@ func (x *ReceiveApplicationOutcomeResponse) String() string {
 func (*ReceiveApplicationOutcomeResponse) ProtoMessage() {}
 
 func (x *ReceiveApplicationOutcomeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_economy_proto_msgTypes[45]
+	mi := &file_switchboard_v1_economy_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3278,7 +4160,7 @@ func (x *ReceiveApplicationOutcomeResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ReceiveApplicationOutcomeResponse.ProtoReflect.Descriptor instead.
 func (*ReceiveApplicationOutcomeResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{45}
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ReceiveApplicationOutcomeResponse) GetApplied() bool {
@@ -3387,13 +4269,19 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\a\n" +
-	"\x05_text\"\xe6\x02\n" +
-	"\x13HireProviderRequest\x12?\n" +
-	"\bprovider\x18\x01 \x01(\v2\x1d.switchboard.v1.ContractPartyB\x04\xe8\xf3\x18\x01R\bprovider\x12(\n" +
+	"\x05_text\"\x85\x01\n" +
+	"\vProviderRef\x12%\n" +
+	"\auser_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@H\x00R\x06userId\x88\x01\x01\x121\n" +
+	"\rconnection_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@H\x01R\fconnectionId\x88\x01\x01B\n" +
+	"\n" +
+	"\b_user_idB\x10\n" +
+	"\x0e_connection_id\"\xe2\x02\n" +
+	"\x13HireProviderRequest\x12=\n" +
+	"\bprovider\x18\x01 \x01(\v2\x1b.switchboard.v1.ProviderRefB\x04\xe8\xf3\x18\x01R\bprovider\x12(\n" +
 	"\ttask_type\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01R\btaskType\x12\"\n" +
 	"\x05title\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xc8\x01\xe8\xf3\x18\x01R\x05title\x12%\n" +
-	"\x05scope\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xd0\x0fR\x05scope\x121\n" +
-	"\vprice_cents\x18\x05 \x01(\x05B\x10\xbaH\t\x1a\a\x18\x80\xc2\xd7/ \x00\xe8\xf3\x18\x01R\n" +
+	"\x05scope\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xd0\x0fR\x05scope\x12/\n" +
+	"\vprice_cents\x18\x05 \x01(\x05B\x0e\xbaH\a\x1a\x05\x18\x80\xc2\xd7/\xe8\xf3\x18\x01R\n" +
 	"priceCents\x12#\n" +
 	"\bcurrency\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18\x03R\bcurrency\x126\n" +
 	"\x06due_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x05dueAt\x88\x01\x01B\t\n" +
@@ -3419,12 +4307,48 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"amendments\x18\x03 \x03(\v2!.switchboard.v1.ContractAmendmentR\n" +
 	"amendments\x128\n" +
 	"\areviews\x18\x04 \x03(\v2\x1e.switchboard.v1.ContractReviewR\areviews\x121\n" +
-	"\x14counterpart_reviewed\x18\x05 \x01(\bR\x13counterpartReviewed\"`\n" +
-	"\x13ContractMoveRequest\x12\x17\n" +
+	"\x14counterpart_reviewed\x18\x05 \x01(\bR\x13counterpartReviewed\"0\n" +
+	"\x15AcceptContractRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"c\n" +
+	"\x16DeclineContractRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12%\n" +
 	"\x06reason\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fH\x00R\x06reason\x88\x01\x01B\t\n" +
-	"\a_reason\"L\n" +
-	"\x14ContractMoveResponse\x124\n" +
+	"\a_reason\"d\n" +
+	"\x17WithdrawContractRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12%\n" +
+	"\x06reason\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fH\x00R\x06reason\x88\x01\x01B\t\n" +
+	"\a_reason\"/\n" +
+	"\x14CloseContractRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"6\n" +
+	"\x1bSuggestCloseContractRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"N\n" +
+	"\x16AcceptContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"O\n" +
+	"\x17DeclineContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"P\n" +
+	"\x18WithdrawContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"O\n" +
+	"\x17DeliverContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"M\n" +
+	"\x15CloseContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"O\n" +
+	"\x17DisputeContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"R\n" +
+	"\x1aPostContractUpdateResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"S\n" +
+	"\x1bAskContractQuestionResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"T\n" +
+	"\x1cProposeContractScopeResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"S\n" +
+	"\x1bAcceptContractScopeResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"T\n" +
+	"\x1cDeclineContractScopeResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"T\n" +
+	"\x1cSuggestCloseContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"N\n" +
+	"\x16ReviewContractResponse\x124\n" +
+	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"N\n" +
+	"\x16ResolveDisputeResponse\x124\n" +
 	"\bcontract\x18\x01 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"\xc1\x01\n" +
 	"\x16DeliverContractRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12&\n" +
@@ -3447,17 +4371,20 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12 \n" +
 	"\x04item\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xd0\x0f\xe8\xf3\x18\x01R\x04item\x12-\n" +
 	"\vprice_cents\x18\x03 \x01(\x05B\f\xbaH\t\x1a\a\x18\x80\xc2\xd7/(\x00R\n" +
-	"priceCents\"C\n" +
-	"\x1aAnswerContractScopeRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\f\n" +
-	"\x01n\x18\x02 \x01(\x05R\x01n\"\x92\x02\n" +
+	"priceCents\"L\n" +
+	"\x1aAcceptContractScopeRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\x15\n" +
+	"\x01n\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x01n\"M\n" +
+	"\x1bDeclineContractScopeRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\x15\n" +
+	"\x01n\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x01n\"\x8a\x02\n" +
 	"\x15ReviewContractRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12'\n" +
-	"\aoverall\x18\x02 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\aoverall\x123\n" +
-	"\rcommunication\x18\x03 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\rcommunication\x12'\n" +
-	"\aquality\x18\x04 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\aquality\x12-\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12%\n" +
+	"\aoverall\x18\x02 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\aoverall\x121\n" +
+	"\rcommunication\x18\x03 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\rcommunication\x12%\n" +
+	"\aquality\x18\x04 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\aquality\x12+\n" +
 	"\n" +
-	"timeliness\x18\x05 \x01(\x05B\r\xbaH\x06\x1a\x04\x18\x05(\x01\xe8\xf3\x18\x01R\n" +
+	"timeliness\x18\x05 \x01(\x05B\v\xbaH\x04\x1a\x02\x18\x05\xe8\xf3\x18\x01R\n" +
 	"timeliness\x12!\n" +
 	"\x04text\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x88'H\x00R\x04text\x88\x01\x01B\a\n" +
 	"\x05_text\"p\n" +
@@ -3577,11 +4504,11 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"updated_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\t\n" +
 	"\a_reasonB\x0e\n" +
 	"\f_contract_idB\b\n" +
-	"\x06_score\"\xaa\x01\n" +
+	"\x06_score\"\xa8\x01\n" +
 	"\x11ApplyToJobRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\"\n" +
-	"\amessage\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x88'R\amessage\x121\n" +
-	"\vprice_cents\x18\x03 \x01(\x05B\x10\xbaH\t\x1a\a\x18\x80\xc2\xd7/ \x00\xe8\xf3\x18\x01R\n" +
+	"\amessage\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x88'R\amessage\x12/\n" +
+	"\vprice_cents\x18\x03 \x01(\x05B\x0e\xbaH\a\x1a\x05\x18\x80\xc2\xd7/\xe8\xf3\x18\x01R\n" +
 	"priceCents\x12%\n" +
 	"\beta_days\x18\x04 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc2\x1c(\x00R\aetaDays\"V\n" +
@@ -3597,12 +4524,12 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x1aListJobApplicationsRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"a\n" +
 	"\x1bListJobApplicationsResponse\x12B\n" +
-	"\fapplications\x18\x01 \x03(\v2\x1e.switchboard.v1.JobApplicationR\fapplications\"\xbe\x02\n" +
+	"\fapplications\x18\x01 \x03(\v2\x1e.switchboard.v1.JobApplicationR\fapplications\"\xbc\x02\n" +
 	"\x1cReceiveJobApplicationRequest\x122\n" +
 	"\x0eapplication_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\rapplicationId\x12\"\n" +
 	"\x06job_id\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x05jobId\x12\"\n" +
-	"\amessage\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x88'R\amessage\x121\n" +
-	"\vprice_cents\x18\x04 \x01(\x05B\x10\xbaH\t\x1a\a\x18\x80\xc2\xd7/ \x00\xe8\xf3\x18\x01R\n" +
+	"\amessage\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x88'R\amessage\x12/\n" +
+	"\vprice_cents\x18\x04 \x01(\x05B\x0e\xbaH\a\x1a\x05\x18\x80\xc2\xd7/\xe8\xf3\x18\x01R\n" +
 	"priceCents\x12%\n" +
 	"\beta_days\x18\x05 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xc2\x1c(\x00R\aetaDays\x12H\n" +
@@ -3622,24 +4549,24 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\a_reasonB\x0e\n" +
 	"\f_contract_id\"=\n" +
 	"!ReceiveApplicationOutcomeResponse\x12\x18\n" +
-	"\aapplied\x18\x01 \x01(\bR\aapplied2\x90\x18\n" +
+	"\aapplied\x18\x01 \x01(\bR\aapplied2\xe1\x18\n" +
 	"\x0eEconomyService\x12\x92\x01\n" +
 	"\fHireProvider\x12#.switchboard.v1.HireProviderRequest\x1a$.switchboard.v1.HireProviderResponse\"7\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/economy/contracts\x12\x8d\x01\n" +
 	"\rListContracts\x12$.switchboard.v1.ListContractsRequest\x1a%.switchboard.v1.ListContractsResponse\"/\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x18\x12\x16/api/economy/contracts\x12\x8c\x01\n" +
-	"\vGetContract\x12\".switchboard.v1.GetContractRequest\x1a#.switchboard.v1.GetContractResponse\"4\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/economy/contracts/{id}\x12\x9b\x01\n" +
-	"\x0eAcceptContract\x12#.switchboard.v1.ContractMoveRequest\x1a$.switchboard.v1.ContractMoveResponse\">\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/accept\x12\x9d\x01\n" +
-	"\x0fDeclineContract\x12#.switchboard.v1.ContractMoveRequest\x1a$.switchboard.v1.ContractMoveResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/decline\x12\x9f\x01\n" +
-	"\x10WithdrawContract\x12#.switchboard.v1.ContractMoveRequest\x1a$.switchboard.v1.ContractMoveResponse\"@\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02):\x01*\"$/api/economy/contracts/{id}/withdraw\x12\xa0\x01\n" +
-	"\x0fDeliverContract\x12&.switchboard.v1.DeliverContractRequest\x1a$.switchboard.v1.ContractMoveResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/deliver\x12\x99\x01\n" +
-	"\rCloseContract\x12#.switchboard.v1.ContractMoveRequest\x1a$.switchboard.v1.ContractMoveResponse\"=\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02&:\x01*\"!/api/economy/contracts/{id}/close\x12\xa0\x01\n" +
-	"\x0fDisputeContract\x12&.switchboard.v1.DisputeContractRequest\x1a$.switchboard.v1.ContractMoveResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/dispute\x12\xa5\x01\n" +
-	"\x12PostContractUpdate\x12).switchboard.v1.PostContractUpdateRequest\x1a$.switchboard.v1.ContractMoveResponse\">\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/update\x12\xa9\x01\n" +
-	"\x13AskContractQuestion\x12*.switchboard.v1.AskContractQuestionRequest\x1a$.switchboard.v1.ContractMoveResponse\"@\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02):\x01*\"$/api/economy/contracts/{id}/question\x12\xa8\x01\n" +
-	"\x14ProposeContractScope\x12+.switchboard.v1.ProposeContractScopeRequest\x1a$.switchboard.v1.ContractMoveResponse\"=\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02&:\x01*\"!/api/economy/contracts/{id}/scope\x12\xb1\x01\n" +
-	"\x13AcceptContractScope\x12*.switchboard.v1.AnswerContractScopeRequest\x1a$.switchboard.v1.ContractMoveResponse\"H\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x021:\x01*\",/api/economy/contracts/{id}/scope/{n}/accept\x12\xb3\x01\n" +
-	"\x14DeclineContractScope\x12*.switchboard.v1.AnswerContractScopeRequest\x1a$.switchboard.v1.ContractMoveResponse\"I\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x022:\x01*\"-/api/economy/contracts/{id}/scope/{n}/decline\x12\xa8\x01\n" +
-	"\x14SuggestCloseContract\x12#.switchboard.v1.ContractMoveRequest\x1a$.switchboard.v1.ContractMoveResponse\"E\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02.:\x01*\")/api/economy/contracts/{id}/suggest-close\x12\xa2\x01\n" +
-	"\x0eReviewContract\x12%.switchboard.v1.ReviewContractRequest\x1a$.switchboard.v1.ContractMoveResponse\"C\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/review\x12\xa5\x01\n" +
+	"\vGetContract\x12\".switchboard.v1.GetContractRequest\x1a#.switchboard.v1.GetContractResponse\"4\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/economy/contracts/{id}\x12\x9f\x01\n" +
+	"\x0eAcceptContract\x12%.switchboard.v1.AcceptContractRequest\x1a&.switchboard.v1.AcceptContractResponse\">\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/accept\x12\xa3\x01\n" +
+	"\x0fDeclineContract\x12&.switchboard.v1.DeclineContractRequest\x1a'.switchboard.v1.DeclineContractResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/decline\x12\xa7\x01\n" +
+	"\x10WithdrawContract\x12'.switchboard.v1.WithdrawContractRequest\x1a(.switchboard.v1.WithdrawContractResponse\"@\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02):\x01*\"$/api/economy/contracts/{id}/withdraw\x12\xa3\x01\n" +
+	"\x0fDeliverContract\x12&.switchboard.v1.DeliverContractRequest\x1a'.switchboard.v1.DeliverContractResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/deliver\x12\x9b\x01\n" +
+	"\rCloseContract\x12$.switchboard.v1.CloseContractRequest\x1a%.switchboard.v1.CloseContractResponse\"=\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02&:\x01*\"!/api/economy/contracts/{id}/close\x12\xa3\x01\n" +
+	"\x0fDisputeContract\x12&.switchboard.v1.DisputeContractRequest\x1a'.switchboard.v1.DisputeContractResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/economy/contracts/{id}/dispute\x12\xab\x01\n" +
+	"\x12PostContractUpdate\x12).switchboard.v1.PostContractUpdateRequest\x1a*.switchboard.v1.PostContractUpdateResponse\">\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/update\x12\xb0\x01\n" +
+	"\x13AskContractQuestion\x12*.switchboard.v1.AskContractQuestionRequest\x1a+.switchboard.v1.AskContractQuestionResponse\"@\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02):\x01*\"$/api/economy/contracts/{id}/question\x12\xb0\x01\n" +
+	"\x14ProposeContractScope\x12+.switchboard.v1.ProposeContractScopeRequest\x1a,.switchboard.v1.ProposeContractScopeResponse\"=\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02&:\x01*\"!/api/economy/contracts/{id}/scope\x12\xb8\x01\n" +
+	"\x13AcceptContractScope\x12*.switchboard.v1.AcceptContractScopeRequest\x1a+.switchboard.v1.AcceptContractScopeResponse\"H\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x021:\x01*\",/api/economy/contracts/{id}/scope/{n}/accept\x12\xbc\x01\n" +
+	"\x14DeclineContractScope\x12+.switchboard.v1.DeclineContractScopeRequest\x1a,.switchboard.v1.DeclineContractScopeResponse\"I\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x022:\x01*\"-/api/economy/contracts/{id}/scope/{n}/decline\x12\xb8\x01\n" +
+	"\x14SuggestCloseContract\x12+.switchboard.v1.SuggestCloseContractRequest\x1a,.switchboard.v1.SuggestCloseContractResponse\"E\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02.:\x01*\")/api/economy/contracts/{id}/suggest-close\x12\xa4\x01\n" +
+	"\x0eReviewContract\x12%.switchboard.v1.ReviewContractRequest\x1a&.switchboard.v1.ReviewContractResponse\"C\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/review\x12\xa5\x01\n" +
 	"\x13SetReviewVisibility\x12*.switchboard.v1.SetReviewVisibilityRequest\x1a+.switchboard.v1.SetReviewVisibilityResponse\"5\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x1e:\x01*2\x19/api/economy/reviews/{id}\x12\x8d\x01\n" +
 	"\rFindProviders\x12$.switchboard.v1.FindProvidersRequest\x1a%.switchboard.v1.FindProvidersResponse\"/\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x18\x12\x16/api/economy/providers\x12\x96\x01\n" +
 	"\x11ListEconomyLedger\x12(.switchboard.v1.ListEconomyLedgerRequest\x1a).switchboard.v1.ListEconomyLedgerResponse\",\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x15\x12\x13/api/economy/ledger2\xe9\x03\n" +
@@ -3647,10 +4574,10 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\n" +
 	"ApplyToJob\x12!.switchboard.v1.ApplyToJobRequest\x1a\".switchboard.v1.ApplyToJobResponse\"@\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/federation/jobs/{id}/apply\x12\x8a\x01\n" +
 	"\bAwardJob\x12\x1f.switchboard.v1.AwardJobRequest\x1a .switchboard.v1.AwardJobResponse\";\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/federation/jobs/{id}/award\x12\xaf\x01\n" +
-	"\x13ListJobApplications\x12*.switchboard.v1.ListJobApplicationsRequest\x1a+.switchboard.v1.ListJobApplicationsResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(\x12&/api/federation/jobs/{id}/applications2\xa0\x02\n" +
+	"\x13ListJobApplications\x12*.switchboard.v1.ListJobApplicationsRequest\x1a+.switchboard.v1.ListJobApplicationsResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(\x12&/api/federation/jobs/{id}/applications2\xa2\x02\n" +
 	"\x13EconomyAdminService\x12}\n" +
-	"\fListDisputes\x12#.switchboard.v1.ListDisputesRequest\x1a$.switchboard.v1.ListDisputesResponse\"\"\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x15\x12\x13/api/admin/disputes\x12\x89\x01\n" +
-	"\x0eResolveDispute\x12%.switchboard.v1.ResolveDisputeRequest\x1a$.switchboard.v1.ContractMoveResponse\"*\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/admin/disputes/{id}2\xf0\x05\n" +
+	"\fListDisputes\x12#.switchboard.v1.ListDisputesRequest\x1a$.switchboard.v1.ListDisputesResponse\"\"\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x15\x12\x13/api/admin/disputes\x12\x8b\x01\n" +
+	"\x0eResolveDispute\x12%.switchboard.v1.ResolveDisputeRequest\x1a&.switchboard.v1.ResolveDisputeResponse\"*\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/admin/disputes/{id}2\xf0\x05\n" +
 	"\x12EconomyPeerService\x12\xdd\x01\n" +
 	"\x13ReceiveContractMove\x12*.switchboard.v1.ReceiveContractMoveRequest\x1a+.switchboard.v1.ReceiveContractMoveResponse\"m\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
 	"federation\xe2\xf4\x18,moves are idempotent on the sender's move id\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/federation/economy/moves\x12\xfc\x01\n" +
@@ -3671,160 +4598,192 @@ func file_switchboard_v1_economy_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_economy_proto_rawDescData
 }
 
-var file_switchboard_v1_economy_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_switchboard_v1_economy_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_switchboard_v1_economy_proto_goTypes = []any{
 	(*ContractParty)(nil),                     // 0: switchboard.v1.ContractParty
 	(*Contract)(nil),                          // 1: switchboard.v1.Contract
 	(*ContractEntry)(nil),                     // 2: switchboard.v1.ContractEntry
 	(*ContractAmendment)(nil),                 // 3: switchboard.v1.ContractAmendment
 	(*ContractReview)(nil),                    // 4: switchboard.v1.ContractReview
-	(*HireProviderRequest)(nil),               // 5: switchboard.v1.HireProviderRequest
-	(*HireProviderResponse)(nil),              // 6: switchboard.v1.HireProviderResponse
-	(*ListContractsRequest)(nil),              // 7: switchboard.v1.ListContractsRequest
-	(*ListContractsResponse)(nil),             // 8: switchboard.v1.ListContractsResponse
-	(*GetContractRequest)(nil),                // 9: switchboard.v1.GetContractRequest
-	(*GetContractResponse)(nil),               // 10: switchboard.v1.GetContractResponse
-	(*ContractMoveRequest)(nil),               // 11: switchboard.v1.ContractMoveRequest
-	(*ContractMoveResponse)(nil),              // 12: switchboard.v1.ContractMoveResponse
-	(*DeliverContractRequest)(nil),            // 13: switchboard.v1.DeliverContractRequest
-	(*DisputeContractRequest)(nil),            // 14: switchboard.v1.DisputeContractRequest
-	(*PostContractUpdateRequest)(nil),         // 15: switchboard.v1.PostContractUpdateRequest
-	(*AskContractQuestionRequest)(nil),        // 16: switchboard.v1.AskContractQuestionRequest
-	(*ProposeContractScopeRequest)(nil),       // 17: switchboard.v1.ProposeContractScopeRequest
-	(*AnswerContractScopeRequest)(nil),        // 18: switchboard.v1.AnswerContractScopeRequest
-	(*ReviewContractRequest)(nil),             // 19: switchboard.v1.ReviewContractRequest
-	(*SetReviewVisibilityRequest)(nil),        // 20: switchboard.v1.SetReviewVisibilityRequest
-	(*SetReviewVisibilityResponse)(nil),       // 21: switchboard.v1.SetReviewVisibilityResponse
-	(*FindProvidersRequest)(nil),              // 22: switchboard.v1.FindProvidersRequest
-	(*ProviderMatch)(nil),                     // 23: switchboard.v1.ProviderMatch
-	(*FindProvidersResponse)(nil),             // 24: switchboard.v1.FindProvidersResponse
-	(*ListEconomyLedgerRequest)(nil),          // 25: switchboard.v1.ListEconomyLedgerRequest
-	(*EconomyLedgerRow)(nil),                  // 26: switchboard.v1.EconomyLedgerRow
-	(*ListEconomyLedgerResponse)(nil),         // 27: switchboard.v1.ListEconomyLedgerResponse
-	(*EconomyEarnings)(nil),                   // 28: switchboard.v1.EconomyEarnings
-	(*ListDisputesRequest)(nil),               // 29: switchboard.v1.ListDisputesRequest
-	(*ListDisputesResponse)(nil),              // 30: switchboard.v1.ListDisputesResponse
-	(*ResolveDisputeRequest)(nil),             // 31: switchboard.v1.ResolveDisputeRequest
-	(*ReceiveContractMoveRequest)(nil),        // 32: switchboard.v1.ReceiveContractMoveRequest
-	(*ReceiveContractMoveResponse)(nil),       // 33: switchboard.v1.ReceiveContractMoveResponse
-	(*JobApplicationCapability)(nil),          // 34: switchboard.v1.JobApplicationCapability
-	(*JobApplication)(nil),                    // 35: switchboard.v1.JobApplication
-	(*ApplyToJobRequest)(nil),                 // 36: switchboard.v1.ApplyToJobRequest
-	(*ApplyToJobResponse)(nil),                // 37: switchboard.v1.ApplyToJobResponse
-	(*AwardJobRequest)(nil),                   // 38: switchboard.v1.AwardJobRequest
-	(*AwardJobResponse)(nil),                  // 39: switchboard.v1.AwardJobResponse
-	(*ListJobApplicationsRequest)(nil),        // 40: switchboard.v1.ListJobApplicationsRequest
-	(*ListJobApplicationsResponse)(nil),       // 41: switchboard.v1.ListJobApplicationsResponse
-	(*ReceiveJobApplicationRequest)(nil),      // 42: switchboard.v1.ReceiveJobApplicationRequest
-	(*ReceiveJobApplicationResponse)(nil),     // 43: switchboard.v1.ReceiveJobApplicationResponse
-	(*ReceiveApplicationOutcomeRequest)(nil),  // 44: switchboard.v1.ReceiveApplicationOutcomeRequest
-	(*ReceiveApplicationOutcomeResponse)(nil), // 45: switchboard.v1.ReceiveApplicationOutcomeResponse
-	(*timestamppb.Timestamp)(nil),             // 46: google.protobuf.Timestamp
-	(*Pagination)(nil),                        // 47: switchboard.v1.Pagination
-	(*Job)(nil),                               // 48: switchboard.v1.Job
+	(*ProviderRef)(nil),                       // 5: switchboard.v1.ProviderRef
+	(*HireProviderRequest)(nil),               // 6: switchboard.v1.HireProviderRequest
+	(*HireProviderResponse)(nil),              // 7: switchboard.v1.HireProviderResponse
+	(*ListContractsRequest)(nil),              // 8: switchboard.v1.ListContractsRequest
+	(*ListContractsResponse)(nil),             // 9: switchboard.v1.ListContractsResponse
+	(*GetContractRequest)(nil),                // 10: switchboard.v1.GetContractRequest
+	(*GetContractResponse)(nil),               // 11: switchboard.v1.GetContractResponse
+	(*AcceptContractRequest)(nil),             // 12: switchboard.v1.AcceptContractRequest
+	(*DeclineContractRequest)(nil),            // 13: switchboard.v1.DeclineContractRequest
+	(*WithdrawContractRequest)(nil),           // 14: switchboard.v1.WithdrawContractRequest
+	(*CloseContractRequest)(nil),              // 15: switchboard.v1.CloseContractRequest
+	(*SuggestCloseContractRequest)(nil),       // 16: switchboard.v1.SuggestCloseContractRequest
+	(*AcceptContractResponse)(nil),            // 17: switchboard.v1.AcceptContractResponse
+	(*DeclineContractResponse)(nil),           // 18: switchboard.v1.DeclineContractResponse
+	(*WithdrawContractResponse)(nil),          // 19: switchboard.v1.WithdrawContractResponse
+	(*DeliverContractResponse)(nil),           // 20: switchboard.v1.DeliverContractResponse
+	(*CloseContractResponse)(nil),             // 21: switchboard.v1.CloseContractResponse
+	(*DisputeContractResponse)(nil),           // 22: switchboard.v1.DisputeContractResponse
+	(*PostContractUpdateResponse)(nil),        // 23: switchboard.v1.PostContractUpdateResponse
+	(*AskContractQuestionResponse)(nil),       // 24: switchboard.v1.AskContractQuestionResponse
+	(*ProposeContractScopeResponse)(nil),      // 25: switchboard.v1.ProposeContractScopeResponse
+	(*AcceptContractScopeResponse)(nil),       // 26: switchboard.v1.AcceptContractScopeResponse
+	(*DeclineContractScopeResponse)(nil),      // 27: switchboard.v1.DeclineContractScopeResponse
+	(*SuggestCloseContractResponse)(nil),      // 28: switchboard.v1.SuggestCloseContractResponse
+	(*ReviewContractResponse)(nil),            // 29: switchboard.v1.ReviewContractResponse
+	(*ResolveDisputeResponse)(nil),            // 30: switchboard.v1.ResolveDisputeResponse
+	(*DeliverContractRequest)(nil),            // 31: switchboard.v1.DeliverContractRequest
+	(*DisputeContractRequest)(nil),            // 32: switchboard.v1.DisputeContractRequest
+	(*PostContractUpdateRequest)(nil),         // 33: switchboard.v1.PostContractUpdateRequest
+	(*AskContractQuestionRequest)(nil),        // 34: switchboard.v1.AskContractQuestionRequest
+	(*ProposeContractScopeRequest)(nil),       // 35: switchboard.v1.ProposeContractScopeRequest
+	(*AcceptContractScopeRequest)(nil),        // 36: switchboard.v1.AcceptContractScopeRequest
+	(*DeclineContractScopeRequest)(nil),       // 37: switchboard.v1.DeclineContractScopeRequest
+	(*ReviewContractRequest)(nil),             // 38: switchboard.v1.ReviewContractRequest
+	(*SetReviewVisibilityRequest)(nil),        // 39: switchboard.v1.SetReviewVisibilityRequest
+	(*SetReviewVisibilityResponse)(nil),       // 40: switchboard.v1.SetReviewVisibilityResponse
+	(*FindProvidersRequest)(nil),              // 41: switchboard.v1.FindProvidersRequest
+	(*ProviderMatch)(nil),                     // 42: switchboard.v1.ProviderMatch
+	(*FindProvidersResponse)(nil),             // 43: switchboard.v1.FindProvidersResponse
+	(*ListEconomyLedgerRequest)(nil),          // 44: switchboard.v1.ListEconomyLedgerRequest
+	(*EconomyLedgerRow)(nil),                  // 45: switchboard.v1.EconomyLedgerRow
+	(*ListEconomyLedgerResponse)(nil),         // 46: switchboard.v1.ListEconomyLedgerResponse
+	(*EconomyEarnings)(nil),                   // 47: switchboard.v1.EconomyEarnings
+	(*ListDisputesRequest)(nil),               // 48: switchboard.v1.ListDisputesRequest
+	(*ListDisputesResponse)(nil),              // 49: switchboard.v1.ListDisputesResponse
+	(*ResolveDisputeRequest)(nil),             // 50: switchboard.v1.ResolveDisputeRequest
+	(*ReceiveContractMoveRequest)(nil),        // 51: switchboard.v1.ReceiveContractMoveRequest
+	(*ReceiveContractMoveResponse)(nil),       // 52: switchboard.v1.ReceiveContractMoveResponse
+	(*JobApplicationCapability)(nil),          // 53: switchboard.v1.JobApplicationCapability
+	(*JobApplication)(nil),                    // 54: switchboard.v1.JobApplication
+	(*ApplyToJobRequest)(nil),                 // 55: switchboard.v1.ApplyToJobRequest
+	(*ApplyToJobResponse)(nil),                // 56: switchboard.v1.ApplyToJobResponse
+	(*AwardJobRequest)(nil),                   // 57: switchboard.v1.AwardJobRequest
+	(*AwardJobResponse)(nil),                  // 58: switchboard.v1.AwardJobResponse
+	(*ListJobApplicationsRequest)(nil),        // 59: switchboard.v1.ListJobApplicationsRequest
+	(*ListJobApplicationsResponse)(nil),       // 60: switchboard.v1.ListJobApplicationsResponse
+	(*ReceiveJobApplicationRequest)(nil),      // 61: switchboard.v1.ReceiveJobApplicationRequest
+	(*ReceiveJobApplicationResponse)(nil),     // 62: switchboard.v1.ReceiveJobApplicationResponse
+	(*ReceiveApplicationOutcomeRequest)(nil),  // 63: switchboard.v1.ReceiveApplicationOutcomeRequest
+	(*ReceiveApplicationOutcomeResponse)(nil), // 64: switchboard.v1.ReceiveApplicationOutcomeResponse
+	(*timestamppb.Timestamp)(nil),             // 65: google.protobuf.Timestamp
+	(*Pagination)(nil),                        // 66: switchboard.v1.Pagination
+	(*Job)(nil),                               // 67: switchboard.v1.Job
 }
 var file_switchboard_v1_economy_proto_depIdxs = []int32{
 	0,  // 0: switchboard.v1.Contract.client:type_name -> switchboard.v1.ContractParty
 	0,  // 1: switchboard.v1.Contract.provider:type_name -> switchboard.v1.ContractParty
-	46, // 2: switchboard.v1.Contract.due_at:type_name -> google.protobuf.Timestamp
-	46, // 3: switchboard.v1.Contract.delivered_at:type_name -> google.protobuf.Timestamp
-	46, // 4: switchboard.v1.Contract.closed_at:type_name -> google.protobuf.Timestamp
-	46, // 5: switchboard.v1.Contract.review_window_ends_at:type_name -> google.protobuf.Timestamp
-	46, // 6: switchboard.v1.Contract.created_at:type_name -> google.protobuf.Timestamp
-	46, // 7: switchboard.v1.Contract.updated_at:type_name -> google.protobuf.Timestamp
-	46, // 8: switchboard.v1.ContractEntry.created_at:type_name -> google.protobuf.Timestamp
-	46, // 9: switchboard.v1.ContractAmendment.created_at:type_name -> google.protobuf.Timestamp
-	46, // 10: switchboard.v1.ContractReview.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 11: switchboard.v1.HireProviderRequest.provider:type_name -> switchboard.v1.ContractParty
-	46, // 12: switchboard.v1.HireProviderRequest.due_at:type_name -> google.protobuf.Timestamp
+	65, // 2: switchboard.v1.Contract.due_at:type_name -> google.protobuf.Timestamp
+	65, // 3: switchboard.v1.Contract.delivered_at:type_name -> google.protobuf.Timestamp
+	65, // 4: switchboard.v1.Contract.closed_at:type_name -> google.protobuf.Timestamp
+	65, // 5: switchboard.v1.Contract.review_window_ends_at:type_name -> google.protobuf.Timestamp
+	65, // 6: switchboard.v1.Contract.created_at:type_name -> google.protobuf.Timestamp
+	65, // 7: switchboard.v1.Contract.updated_at:type_name -> google.protobuf.Timestamp
+	65, // 8: switchboard.v1.ContractEntry.created_at:type_name -> google.protobuf.Timestamp
+	65, // 9: switchboard.v1.ContractAmendment.created_at:type_name -> google.protobuf.Timestamp
+	65, // 10: switchboard.v1.ContractReview.created_at:type_name -> google.protobuf.Timestamp
+	5,  // 11: switchboard.v1.HireProviderRequest.provider:type_name -> switchboard.v1.ProviderRef
+	65, // 12: switchboard.v1.HireProviderRequest.due_at:type_name -> google.protobuf.Timestamp
 	1,  // 13: switchboard.v1.HireProviderResponse.contract:type_name -> switchboard.v1.Contract
 	1,  // 14: switchboard.v1.ListContractsResponse.contracts:type_name -> switchboard.v1.Contract
-	47, // 15: switchboard.v1.ListContractsResponse.pagination:type_name -> switchboard.v1.Pagination
+	66, // 15: switchboard.v1.ListContractsResponse.pagination:type_name -> switchboard.v1.Pagination
 	1,  // 16: switchboard.v1.GetContractResponse.contract:type_name -> switchboard.v1.Contract
 	2,  // 17: switchboard.v1.GetContractResponse.thread:type_name -> switchboard.v1.ContractEntry
 	3,  // 18: switchboard.v1.GetContractResponse.amendments:type_name -> switchboard.v1.ContractAmendment
 	4,  // 19: switchboard.v1.GetContractResponse.reviews:type_name -> switchboard.v1.ContractReview
-	1,  // 20: switchboard.v1.ContractMoveResponse.contract:type_name -> switchboard.v1.Contract
-	4,  // 21: switchboard.v1.SetReviewVisibilityResponse.review:type_name -> switchboard.v1.ContractReview
-	0,  // 22: switchboard.v1.ProviderMatch.provider:type_name -> switchboard.v1.ContractParty
-	23, // 23: switchboard.v1.FindProvidersResponse.providers:type_name -> switchboard.v1.ProviderMatch
-	46, // 24: switchboard.v1.EconomyLedgerRow.created_at:type_name -> google.protobuf.Timestamp
-	26, // 25: switchboard.v1.ListEconomyLedgerResponse.rows:type_name -> switchboard.v1.EconomyLedgerRow
-	47, // 26: switchboard.v1.ListEconomyLedgerResponse.pagination:type_name -> switchboard.v1.Pagination
-	28, // 27: switchboard.v1.ListEconomyLedgerResponse.totals:type_name -> switchboard.v1.EconomyEarnings
-	1,  // 28: switchboard.v1.ListDisputesResponse.disputes:type_name -> switchboard.v1.Contract
-	47, // 29: switchboard.v1.ListDisputesResponse.pagination:type_name -> switchboard.v1.Pagination
-	4,  // 30: switchboard.v1.ReceiveContractMoveRequest.review:type_name -> switchboard.v1.ContractReview
-	46, // 31: switchboard.v1.ReceiveContractMoveRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	0,  // 32: switchboard.v1.JobApplication.applicant:type_name -> switchboard.v1.ContractParty
-	34, // 33: switchboard.v1.JobApplication.capability:type_name -> switchboard.v1.JobApplicationCapability
-	46, // 34: switchboard.v1.JobApplication.created_at:type_name -> google.protobuf.Timestamp
-	46, // 35: switchboard.v1.JobApplication.updated_at:type_name -> google.protobuf.Timestamp
-	35, // 36: switchboard.v1.ApplyToJobResponse.application:type_name -> switchboard.v1.JobApplication
-	48, // 37: switchboard.v1.AwardJobResponse.job:type_name -> switchboard.v1.Job
-	35, // 38: switchboard.v1.AwardJobResponse.application:type_name -> switchboard.v1.JobApplication
-	1,  // 39: switchboard.v1.AwardJobResponse.contract:type_name -> switchboard.v1.Contract
-	35, // 40: switchboard.v1.ListJobApplicationsResponse.applications:type_name -> switchboard.v1.JobApplication
-	34, // 41: switchboard.v1.ReceiveJobApplicationRequest.capability:type_name -> switchboard.v1.JobApplicationCapability
-	5,  // 42: switchboard.v1.EconomyService.HireProvider:input_type -> switchboard.v1.HireProviderRequest
-	7,  // 43: switchboard.v1.EconomyService.ListContracts:input_type -> switchboard.v1.ListContractsRequest
-	9,  // 44: switchboard.v1.EconomyService.GetContract:input_type -> switchboard.v1.GetContractRequest
-	11, // 45: switchboard.v1.EconomyService.AcceptContract:input_type -> switchboard.v1.ContractMoveRequest
-	11, // 46: switchboard.v1.EconomyService.DeclineContract:input_type -> switchboard.v1.ContractMoveRequest
-	11, // 47: switchboard.v1.EconomyService.WithdrawContract:input_type -> switchboard.v1.ContractMoveRequest
-	13, // 48: switchboard.v1.EconomyService.DeliverContract:input_type -> switchboard.v1.DeliverContractRequest
-	11, // 49: switchboard.v1.EconomyService.CloseContract:input_type -> switchboard.v1.ContractMoveRequest
-	14, // 50: switchboard.v1.EconomyService.DisputeContract:input_type -> switchboard.v1.DisputeContractRequest
-	15, // 51: switchboard.v1.EconomyService.PostContractUpdate:input_type -> switchboard.v1.PostContractUpdateRequest
-	16, // 52: switchboard.v1.EconomyService.AskContractQuestion:input_type -> switchboard.v1.AskContractQuestionRequest
-	17, // 53: switchboard.v1.EconomyService.ProposeContractScope:input_type -> switchboard.v1.ProposeContractScopeRequest
-	18, // 54: switchboard.v1.EconomyService.AcceptContractScope:input_type -> switchboard.v1.AnswerContractScopeRequest
-	18, // 55: switchboard.v1.EconomyService.DeclineContractScope:input_type -> switchboard.v1.AnswerContractScopeRequest
-	11, // 56: switchboard.v1.EconomyService.SuggestCloseContract:input_type -> switchboard.v1.ContractMoveRequest
-	19, // 57: switchboard.v1.EconomyService.ReviewContract:input_type -> switchboard.v1.ReviewContractRequest
-	20, // 58: switchboard.v1.EconomyService.SetReviewVisibility:input_type -> switchboard.v1.SetReviewVisibilityRequest
-	22, // 59: switchboard.v1.EconomyService.FindProviders:input_type -> switchboard.v1.FindProvidersRequest
-	25, // 60: switchboard.v1.EconomyService.ListEconomyLedger:input_type -> switchboard.v1.ListEconomyLedgerRequest
-	36, // 61: switchboard.v1.JobMarketService.ApplyToJob:input_type -> switchboard.v1.ApplyToJobRequest
-	38, // 62: switchboard.v1.JobMarketService.AwardJob:input_type -> switchboard.v1.AwardJobRequest
-	40, // 63: switchboard.v1.JobMarketService.ListJobApplications:input_type -> switchboard.v1.ListJobApplicationsRequest
-	29, // 64: switchboard.v1.EconomyAdminService.ListDisputes:input_type -> switchboard.v1.ListDisputesRequest
-	31, // 65: switchboard.v1.EconomyAdminService.ResolveDispute:input_type -> switchboard.v1.ResolveDisputeRequest
-	32, // 66: switchboard.v1.EconomyPeerService.ReceiveContractMove:input_type -> switchboard.v1.ReceiveContractMoveRequest
-	42, // 67: switchboard.v1.EconomyPeerService.ReceiveJobApplication:input_type -> switchboard.v1.ReceiveJobApplicationRequest
-	44, // 68: switchboard.v1.EconomyPeerService.ReceiveApplicationOutcome:input_type -> switchboard.v1.ReceiveApplicationOutcomeRequest
-	6,  // 69: switchboard.v1.EconomyService.HireProvider:output_type -> switchboard.v1.HireProviderResponse
-	8,  // 70: switchboard.v1.EconomyService.ListContracts:output_type -> switchboard.v1.ListContractsResponse
-	10, // 71: switchboard.v1.EconomyService.GetContract:output_type -> switchboard.v1.GetContractResponse
-	12, // 72: switchboard.v1.EconomyService.AcceptContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 73: switchboard.v1.EconomyService.DeclineContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 74: switchboard.v1.EconomyService.WithdrawContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 75: switchboard.v1.EconomyService.DeliverContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 76: switchboard.v1.EconomyService.CloseContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 77: switchboard.v1.EconomyService.DisputeContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 78: switchboard.v1.EconomyService.PostContractUpdate:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 79: switchboard.v1.EconomyService.AskContractQuestion:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 80: switchboard.v1.EconomyService.ProposeContractScope:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 81: switchboard.v1.EconomyService.AcceptContractScope:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 82: switchboard.v1.EconomyService.DeclineContractScope:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 83: switchboard.v1.EconomyService.SuggestCloseContract:output_type -> switchboard.v1.ContractMoveResponse
-	12, // 84: switchboard.v1.EconomyService.ReviewContract:output_type -> switchboard.v1.ContractMoveResponse
-	21, // 85: switchboard.v1.EconomyService.SetReviewVisibility:output_type -> switchboard.v1.SetReviewVisibilityResponse
-	24, // 86: switchboard.v1.EconomyService.FindProviders:output_type -> switchboard.v1.FindProvidersResponse
-	27, // 87: switchboard.v1.EconomyService.ListEconomyLedger:output_type -> switchboard.v1.ListEconomyLedgerResponse
-	37, // 88: switchboard.v1.JobMarketService.ApplyToJob:output_type -> switchboard.v1.ApplyToJobResponse
-	39, // 89: switchboard.v1.JobMarketService.AwardJob:output_type -> switchboard.v1.AwardJobResponse
-	41, // 90: switchboard.v1.JobMarketService.ListJobApplications:output_type -> switchboard.v1.ListJobApplicationsResponse
-	30, // 91: switchboard.v1.EconomyAdminService.ListDisputes:output_type -> switchboard.v1.ListDisputesResponse
-	12, // 92: switchboard.v1.EconomyAdminService.ResolveDispute:output_type -> switchboard.v1.ContractMoveResponse
-	33, // 93: switchboard.v1.EconomyPeerService.ReceiveContractMove:output_type -> switchboard.v1.ReceiveContractMoveResponse
-	43, // 94: switchboard.v1.EconomyPeerService.ReceiveJobApplication:output_type -> switchboard.v1.ReceiveJobApplicationResponse
-	45, // 95: switchboard.v1.EconomyPeerService.ReceiveApplicationOutcome:output_type -> switchboard.v1.ReceiveApplicationOutcomeResponse
-	69, // [69:96] is the sub-list for method output_type
-	42, // [42:69] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	1,  // 20: switchboard.v1.AcceptContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 21: switchboard.v1.DeclineContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 22: switchboard.v1.WithdrawContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 23: switchboard.v1.DeliverContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 24: switchboard.v1.CloseContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 25: switchboard.v1.DisputeContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 26: switchboard.v1.PostContractUpdateResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 27: switchboard.v1.AskContractQuestionResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 28: switchboard.v1.ProposeContractScopeResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 29: switchboard.v1.AcceptContractScopeResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 30: switchboard.v1.DeclineContractScopeResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 31: switchboard.v1.SuggestCloseContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 32: switchboard.v1.ReviewContractResponse.contract:type_name -> switchboard.v1.Contract
+	1,  // 33: switchboard.v1.ResolveDisputeResponse.contract:type_name -> switchboard.v1.Contract
+	4,  // 34: switchboard.v1.SetReviewVisibilityResponse.review:type_name -> switchboard.v1.ContractReview
+	0,  // 35: switchboard.v1.ProviderMatch.provider:type_name -> switchboard.v1.ContractParty
+	42, // 36: switchboard.v1.FindProvidersResponse.providers:type_name -> switchboard.v1.ProviderMatch
+	65, // 37: switchboard.v1.EconomyLedgerRow.created_at:type_name -> google.protobuf.Timestamp
+	45, // 38: switchboard.v1.ListEconomyLedgerResponse.rows:type_name -> switchboard.v1.EconomyLedgerRow
+	66, // 39: switchboard.v1.ListEconomyLedgerResponse.pagination:type_name -> switchboard.v1.Pagination
+	47, // 40: switchboard.v1.ListEconomyLedgerResponse.totals:type_name -> switchboard.v1.EconomyEarnings
+	1,  // 41: switchboard.v1.ListDisputesResponse.disputes:type_name -> switchboard.v1.Contract
+	66, // 42: switchboard.v1.ListDisputesResponse.pagination:type_name -> switchboard.v1.Pagination
+	4,  // 43: switchboard.v1.ReceiveContractMoveRequest.review:type_name -> switchboard.v1.ContractReview
+	65, // 44: switchboard.v1.ReceiveContractMoveRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	0,  // 45: switchboard.v1.JobApplication.applicant:type_name -> switchboard.v1.ContractParty
+	53, // 46: switchboard.v1.JobApplication.capability:type_name -> switchboard.v1.JobApplicationCapability
+	65, // 47: switchboard.v1.JobApplication.created_at:type_name -> google.protobuf.Timestamp
+	65, // 48: switchboard.v1.JobApplication.updated_at:type_name -> google.protobuf.Timestamp
+	54, // 49: switchboard.v1.ApplyToJobResponse.application:type_name -> switchboard.v1.JobApplication
+	67, // 50: switchboard.v1.AwardJobResponse.job:type_name -> switchboard.v1.Job
+	54, // 51: switchboard.v1.AwardJobResponse.application:type_name -> switchboard.v1.JobApplication
+	1,  // 52: switchboard.v1.AwardJobResponse.contract:type_name -> switchboard.v1.Contract
+	54, // 53: switchboard.v1.ListJobApplicationsResponse.applications:type_name -> switchboard.v1.JobApplication
+	53, // 54: switchboard.v1.ReceiveJobApplicationRequest.capability:type_name -> switchboard.v1.JobApplicationCapability
+	6,  // 55: switchboard.v1.EconomyService.HireProvider:input_type -> switchboard.v1.HireProviderRequest
+	8,  // 56: switchboard.v1.EconomyService.ListContracts:input_type -> switchboard.v1.ListContractsRequest
+	10, // 57: switchboard.v1.EconomyService.GetContract:input_type -> switchboard.v1.GetContractRequest
+	12, // 58: switchboard.v1.EconomyService.AcceptContract:input_type -> switchboard.v1.AcceptContractRequest
+	13, // 59: switchboard.v1.EconomyService.DeclineContract:input_type -> switchboard.v1.DeclineContractRequest
+	14, // 60: switchboard.v1.EconomyService.WithdrawContract:input_type -> switchboard.v1.WithdrawContractRequest
+	31, // 61: switchboard.v1.EconomyService.DeliverContract:input_type -> switchboard.v1.DeliverContractRequest
+	15, // 62: switchboard.v1.EconomyService.CloseContract:input_type -> switchboard.v1.CloseContractRequest
+	32, // 63: switchboard.v1.EconomyService.DisputeContract:input_type -> switchboard.v1.DisputeContractRequest
+	33, // 64: switchboard.v1.EconomyService.PostContractUpdate:input_type -> switchboard.v1.PostContractUpdateRequest
+	34, // 65: switchboard.v1.EconomyService.AskContractQuestion:input_type -> switchboard.v1.AskContractQuestionRequest
+	35, // 66: switchboard.v1.EconomyService.ProposeContractScope:input_type -> switchboard.v1.ProposeContractScopeRequest
+	36, // 67: switchboard.v1.EconomyService.AcceptContractScope:input_type -> switchboard.v1.AcceptContractScopeRequest
+	37, // 68: switchboard.v1.EconomyService.DeclineContractScope:input_type -> switchboard.v1.DeclineContractScopeRequest
+	16, // 69: switchboard.v1.EconomyService.SuggestCloseContract:input_type -> switchboard.v1.SuggestCloseContractRequest
+	38, // 70: switchboard.v1.EconomyService.ReviewContract:input_type -> switchboard.v1.ReviewContractRequest
+	39, // 71: switchboard.v1.EconomyService.SetReviewVisibility:input_type -> switchboard.v1.SetReviewVisibilityRequest
+	41, // 72: switchboard.v1.EconomyService.FindProviders:input_type -> switchboard.v1.FindProvidersRequest
+	44, // 73: switchboard.v1.EconomyService.ListEconomyLedger:input_type -> switchboard.v1.ListEconomyLedgerRequest
+	55, // 74: switchboard.v1.JobMarketService.ApplyToJob:input_type -> switchboard.v1.ApplyToJobRequest
+	57, // 75: switchboard.v1.JobMarketService.AwardJob:input_type -> switchboard.v1.AwardJobRequest
+	59, // 76: switchboard.v1.JobMarketService.ListJobApplications:input_type -> switchboard.v1.ListJobApplicationsRequest
+	48, // 77: switchboard.v1.EconomyAdminService.ListDisputes:input_type -> switchboard.v1.ListDisputesRequest
+	50, // 78: switchboard.v1.EconomyAdminService.ResolveDispute:input_type -> switchboard.v1.ResolveDisputeRequest
+	51, // 79: switchboard.v1.EconomyPeerService.ReceiveContractMove:input_type -> switchboard.v1.ReceiveContractMoveRequest
+	61, // 80: switchboard.v1.EconomyPeerService.ReceiveJobApplication:input_type -> switchboard.v1.ReceiveJobApplicationRequest
+	63, // 81: switchboard.v1.EconomyPeerService.ReceiveApplicationOutcome:input_type -> switchboard.v1.ReceiveApplicationOutcomeRequest
+	7,  // 82: switchboard.v1.EconomyService.HireProvider:output_type -> switchboard.v1.HireProviderResponse
+	9,  // 83: switchboard.v1.EconomyService.ListContracts:output_type -> switchboard.v1.ListContractsResponse
+	11, // 84: switchboard.v1.EconomyService.GetContract:output_type -> switchboard.v1.GetContractResponse
+	17, // 85: switchboard.v1.EconomyService.AcceptContract:output_type -> switchboard.v1.AcceptContractResponse
+	18, // 86: switchboard.v1.EconomyService.DeclineContract:output_type -> switchboard.v1.DeclineContractResponse
+	19, // 87: switchboard.v1.EconomyService.WithdrawContract:output_type -> switchboard.v1.WithdrawContractResponse
+	20, // 88: switchboard.v1.EconomyService.DeliverContract:output_type -> switchboard.v1.DeliverContractResponse
+	21, // 89: switchboard.v1.EconomyService.CloseContract:output_type -> switchboard.v1.CloseContractResponse
+	22, // 90: switchboard.v1.EconomyService.DisputeContract:output_type -> switchboard.v1.DisputeContractResponse
+	23, // 91: switchboard.v1.EconomyService.PostContractUpdate:output_type -> switchboard.v1.PostContractUpdateResponse
+	24, // 92: switchboard.v1.EconomyService.AskContractQuestion:output_type -> switchboard.v1.AskContractQuestionResponse
+	25, // 93: switchboard.v1.EconomyService.ProposeContractScope:output_type -> switchboard.v1.ProposeContractScopeResponse
+	26, // 94: switchboard.v1.EconomyService.AcceptContractScope:output_type -> switchboard.v1.AcceptContractScopeResponse
+	27, // 95: switchboard.v1.EconomyService.DeclineContractScope:output_type -> switchboard.v1.DeclineContractScopeResponse
+	28, // 96: switchboard.v1.EconomyService.SuggestCloseContract:output_type -> switchboard.v1.SuggestCloseContractResponse
+	29, // 97: switchboard.v1.EconomyService.ReviewContract:output_type -> switchboard.v1.ReviewContractResponse
+	40, // 98: switchboard.v1.EconomyService.SetReviewVisibility:output_type -> switchboard.v1.SetReviewVisibilityResponse
+	43, // 99: switchboard.v1.EconomyService.FindProviders:output_type -> switchboard.v1.FindProvidersResponse
+	46, // 100: switchboard.v1.EconomyService.ListEconomyLedger:output_type -> switchboard.v1.ListEconomyLedgerResponse
+	56, // 101: switchboard.v1.JobMarketService.ApplyToJob:output_type -> switchboard.v1.ApplyToJobResponse
+	58, // 102: switchboard.v1.JobMarketService.AwardJob:output_type -> switchboard.v1.AwardJobResponse
+	60, // 103: switchboard.v1.JobMarketService.ListJobApplications:output_type -> switchboard.v1.ListJobApplicationsResponse
+	49, // 104: switchboard.v1.EconomyAdminService.ListDisputes:output_type -> switchboard.v1.ListDisputesResponse
+	30, // 105: switchboard.v1.EconomyAdminService.ResolveDispute:output_type -> switchboard.v1.ResolveDisputeResponse
+	52, // 106: switchboard.v1.EconomyPeerService.ReceiveContractMove:output_type -> switchboard.v1.ReceiveContractMoveResponse
+	62, // 107: switchboard.v1.EconomyPeerService.ReceiveJobApplication:output_type -> switchboard.v1.ReceiveJobApplicationResponse
+	64, // 108: switchboard.v1.EconomyPeerService.ReceiveApplicationOutcome:output_type -> switchboard.v1.ReceiveApplicationOutcomeResponse
+	82, // [82:109] is the sub-list for method output_type
+	55, // [55:82] is the sub-list for method input_type
+	55, // [55:55] is the sub-list for extension type_name
+	55, // [55:55] is the sub-list for extension extendee
+	0,  // [0:55] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_economy_proto_init() }
@@ -3840,21 +4799,23 @@ func file_switchboard_v1_economy_proto_init() {
 	file_switchboard_v1_economy_proto_msgTypes[2].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[4].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[5].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[11].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[6].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[13].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[19].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[14].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[31].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[32].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[34].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[35].OneofWrappers = []any{}
-	file_switchboard_v1_economy_proto_msgTypes[44].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[38].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[50].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[51].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[53].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[54].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[63].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_economy_proto_rawDesc), len(file_switchboard_v1_economy_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   46,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   4,
 		},

@@ -138,7 +138,7 @@ func local_request_EconomyService_GetContract_0(ctx context.Context, marshaler r
 
 func request_EconomyService_AcceptContract_0(ctx context.Context, marshaler runtime.Marshaler, client EconomyServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq ContractMoveRequest
+		protoReq AcceptContractRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -162,7 +162,7 @@ func request_EconomyService_AcceptContract_0(ctx context.Context, marshaler runt
 
 func local_request_EconomyService_AcceptContract_0(ctx context.Context, marshaler runtime.Marshaler, server EconomyServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq ContractMoveRequest
+		protoReq AcceptContractRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -183,7 +183,7 @@ func local_request_EconomyService_AcceptContract_0(ctx context.Context, marshale
 
 func request_EconomyService_DeclineContract_0(ctx context.Context, marshaler runtime.Marshaler, client EconomyServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq ContractMoveRequest
+		protoReq DeclineContractRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -207,7 +207,7 @@ func request_EconomyService_DeclineContract_0(ctx context.Context, marshaler run
 
 func local_request_EconomyService_DeclineContract_0(ctx context.Context, marshaler runtime.Marshaler, server EconomyServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq ContractMoveRequest
+		protoReq DeclineContractRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -228,7 +228,7 @@ func local_request_EconomyService_DeclineContract_0(ctx context.Context, marshal
 
 func request_EconomyService_WithdrawContract_0(ctx context.Context, marshaler runtime.Marshaler, client EconomyServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq ContractMoveRequest
+		protoReq WithdrawContractRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -252,7 +252,7 @@ func request_EconomyService_WithdrawContract_0(ctx context.Context, marshaler ru
 
 func local_request_EconomyService_WithdrawContract_0(ctx context.Context, marshaler runtime.Marshaler, server EconomyServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq ContractMoveRequest
+		protoReq WithdrawContractRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -318,7 +318,7 @@ func local_request_EconomyService_DeliverContract_0(ctx context.Context, marshal
 
 func request_EconomyService_CloseContract_0(ctx context.Context, marshaler runtime.Marshaler, client EconomyServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq ContractMoveRequest
+		protoReq CloseContractRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -342,7 +342,7 @@ func request_EconomyService_CloseContract_0(ctx context.Context, marshaler runti
 
 func local_request_EconomyService_CloseContract_0(ctx context.Context, marshaler runtime.Marshaler, server EconomyServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq ContractMoveRequest
+		protoReq CloseContractRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -543,7 +543,7 @@ func local_request_EconomyService_ProposeContractScope_0(ctx context.Context, ma
 
 func request_EconomyService_AcceptContractScope_0(ctx context.Context, marshaler runtime.Marshaler, client EconomyServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq AnswerContractScopeRequest
+		protoReq AcceptContractScopeRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -562,7 +562,7 @@ func request_EconomyService_AcceptContractScope_0(ctx context.Context, marshaler
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "n")
 	}
-	protoReq.N, err = runtime.Int32(val)
+	protoReq.N, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "n", err)
 	}
@@ -575,7 +575,7 @@ func request_EconomyService_AcceptContractScope_0(ctx context.Context, marshaler
 
 func local_request_EconomyService_AcceptContractScope_0(ctx context.Context, marshaler runtime.Marshaler, server EconomyServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq AnswerContractScopeRequest
+		protoReq AcceptContractScopeRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -594,7 +594,7 @@ func local_request_EconomyService_AcceptContractScope_0(ctx context.Context, mar
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "n")
 	}
-	protoReq.N, err = runtime.Int32(val)
+	protoReq.N, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "n", err)
 	}
@@ -604,7 +604,7 @@ func local_request_EconomyService_AcceptContractScope_0(ctx context.Context, mar
 
 func request_EconomyService_DeclineContractScope_0(ctx context.Context, marshaler runtime.Marshaler, client EconomyServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq AnswerContractScopeRequest
+		protoReq DeclineContractScopeRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -623,7 +623,7 @@ func request_EconomyService_DeclineContractScope_0(ctx context.Context, marshale
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "n")
 	}
-	protoReq.N, err = runtime.Int32(val)
+	protoReq.N, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "n", err)
 	}
@@ -636,7 +636,7 @@ func request_EconomyService_DeclineContractScope_0(ctx context.Context, marshale
 
 func local_request_EconomyService_DeclineContractScope_0(ctx context.Context, marshaler runtime.Marshaler, server EconomyServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq AnswerContractScopeRequest
+		protoReq DeclineContractScopeRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -655,7 +655,7 @@ func local_request_EconomyService_DeclineContractScope_0(ctx context.Context, ma
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "n")
 	}
-	protoReq.N, err = runtime.Int32(val)
+	protoReq.N, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "n", err)
 	}
@@ -665,7 +665,7 @@ func local_request_EconomyService_DeclineContractScope_0(ctx context.Context, ma
 
 func request_EconomyService_SuggestCloseContract_0(ctx context.Context, marshaler runtime.Marshaler, client EconomyServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq ContractMoveRequest
+		protoReq SuggestCloseContractRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)
@@ -689,7 +689,7 @@ func request_EconomyService_SuggestCloseContract_0(ctx context.Context, marshale
 
 func local_request_EconomyService_SuggestCloseContract_0(ctx context.Context, marshaler runtime.Marshaler, server EconomyServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq ContractMoveRequest
+		protoReq SuggestCloseContractRequest
 		metadata runtime.ServerMetadata
 		err      error
 	)

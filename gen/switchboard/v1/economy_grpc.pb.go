@@ -61,39 +61,39 @@ type EconomyServiceClient interface {
 	// reviews the caller may read.
 	GetContract(ctx context.Context, in *GetContractRequest, opts ...grpc.CallOption) (*GetContractResponse, error)
 	// AcceptContract is the provider's yes to an offer.
-	AcceptContract(ctx context.Context, in *ContractMoveRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	AcceptContract(ctx context.Context, in *AcceptContractRequest, opts ...grpc.CallOption) (*AcceptContractResponse, error)
 	// DeclineContract is the provider's no to an offer: the hold is released.
-	DeclineContract(ctx context.Context, in *ContractMoveRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	DeclineContract(ctx context.Context, in *DeclineContractRequest, opts ...grpc.CallOption) (*DeclineContractResponse, error)
 	// WithdrawContract is the client taking back an offer not yet accepted.
-	WithdrawContract(ctx context.Context, in *ContractMoveRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	WithdrawContract(ctx context.Context, in *WithdrawContractRequest, opts ...grpc.CallOption) (*WithdrawContractResponse, error)
 	// DeliverContract is the provider's deliverable: a summary with a URL or
 	// one of the provider's documents.
-	DeliverContract(ctx context.Context, in *DeliverContractRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	DeliverContract(ctx context.Context, in *DeliverContractRequest, opts ...grpc.CallOption) (*DeliverContractResponse, error)
 	// CloseContract is the client's close: the hold captured, the provider
 	// credited the price less the fee, the review window opened.
-	CloseContract(ctx context.Context, in *ContractMoveRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	CloseContract(ctx context.Context, in *CloseContractRequest, opts ...grpc.CallOption) (*CloseContractResponse, error)
 	// DisputeContract is either side's dispute: the hold is frozen until the
 	// instance admin decides.
-	DisputeContract(ctx context.Context, in *DisputeContractRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	DisputeContract(ctx context.Context, in *DisputeContractRequest, opts ...grpc.CallOption) (*DisputeContractResponse, error)
 	// PostContractUpdate tells the other side something (a comms message and
 	// a notification).
-	PostContractUpdate(ctx context.Context, in *PostContractUpdateRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	PostContractUpdate(ctx context.Context, in *PostContractUpdateRequest, opts ...grpc.CallOption) (*PostContractUpdateResponse, error)
 	// AskContractQuestion asks the other side: a queue item in their queue,
 	// whose reported result is the answer.
-	AskContractQuestion(ctx context.Context, in *AskContractQuestionRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	AskContractQuestion(ctx context.Context, in *AskContractQuestionRequest, opts ...grpc.CallOption) (*AskContractQuestionResponse, error)
 	// ProposeContractScope is the client's amendment: one more scope item and
 	// what it adds to the price, for the provider to accept or decline.
-	ProposeContractScope(ctx context.Context, in *ProposeContractScopeRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	ProposeContractScope(ctx context.Context, in *ProposeContractScopeRequest, opts ...grpc.CallOption) (*ProposeContractScopeResponse, error)
 	// AcceptContractScope is the provider's yes to amendment n: the hold is
 	// raised first (402 when the payments layer refuses it).
-	AcceptContractScope(ctx context.Context, in *AnswerContractScopeRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	AcceptContractScope(ctx context.Context, in *AcceptContractScopeRequest, opts ...grpc.CallOption) (*AcceptContractScopeResponse, error)
 	// DeclineContractScope is the provider's no to amendment n.
-	DeclineContractScope(ctx context.Context, in *AnswerContractScopeRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	DeclineContractScope(ctx context.Context, in *DeclineContractScopeRequest, opts ...grpc.CallOption) (*DeclineContractScopeResponse, error)
 	// SuggestCloseContract is the provider asking the client to close.
-	SuggestCloseContract(ctx context.Context, in *ContractMoveRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	SuggestCloseContract(ctx context.Context, in *SuggestCloseContractRequest, opts ...grpc.CallOption) (*SuggestCloseContractResponse, error)
 	// ReviewContract is one side's review of the other, within 14 days of
 	// closing; blind until both are in or the window ends.
-	ReviewContract(ctx context.Context, in *ReviewContractRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	ReviewContract(ctx context.Context, in *ReviewContractRequest, opts ...grpc.CallOption) (*ReviewContractResponse, error)
 	// SetReviewVisibility shows or hides the text of the caller's own review.
 	SetReviewVisibility(ctx context.Context, in *SetReviewVisibilityRequest, opts ...grpc.CallOption) (*SetReviewVisibilityResponse, error)
 	// FindProviders ranks local users' and connected peers' capabilities for
@@ -142,9 +142,9 @@ func (c *economyServiceClient) GetContract(ctx context.Context, in *GetContractR
 	return out, nil
 }
 
-func (c *economyServiceClient) AcceptContract(ctx context.Context, in *ContractMoveRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) AcceptContract(ctx context.Context, in *AcceptContractRequest, opts ...grpc.CallOption) (*AcceptContractResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(AcceptContractResponse)
 	err := c.cc.Invoke(ctx, EconomyService_AcceptContract_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -152,9 +152,9 @@ func (c *economyServiceClient) AcceptContract(ctx context.Context, in *ContractM
 	return out, nil
 }
 
-func (c *economyServiceClient) DeclineContract(ctx context.Context, in *ContractMoveRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) DeclineContract(ctx context.Context, in *DeclineContractRequest, opts ...grpc.CallOption) (*DeclineContractResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(DeclineContractResponse)
 	err := c.cc.Invoke(ctx, EconomyService_DeclineContract_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -162,9 +162,9 @@ func (c *economyServiceClient) DeclineContract(ctx context.Context, in *Contract
 	return out, nil
 }
 
-func (c *economyServiceClient) WithdrawContract(ctx context.Context, in *ContractMoveRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) WithdrawContract(ctx context.Context, in *WithdrawContractRequest, opts ...grpc.CallOption) (*WithdrawContractResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(WithdrawContractResponse)
 	err := c.cc.Invoke(ctx, EconomyService_WithdrawContract_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -172,9 +172,9 @@ func (c *economyServiceClient) WithdrawContract(ctx context.Context, in *Contrac
 	return out, nil
 }
 
-func (c *economyServiceClient) DeliverContract(ctx context.Context, in *DeliverContractRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) DeliverContract(ctx context.Context, in *DeliverContractRequest, opts ...grpc.CallOption) (*DeliverContractResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(DeliverContractResponse)
 	err := c.cc.Invoke(ctx, EconomyService_DeliverContract_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -182,9 +182,9 @@ func (c *economyServiceClient) DeliverContract(ctx context.Context, in *DeliverC
 	return out, nil
 }
 
-func (c *economyServiceClient) CloseContract(ctx context.Context, in *ContractMoveRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) CloseContract(ctx context.Context, in *CloseContractRequest, opts ...grpc.CallOption) (*CloseContractResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(CloseContractResponse)
 	err := c.cc.Invoke(ctx, EconomyService_CloseContract_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -192,9 +192,9 @@ func (c *economyServiceClient) CloseContract(ctx context.Context, in *ContractMo
 	return out, nil
 }
 
-func (c *economyServiceClient) DisputeContract(ctx context.Context, in *DisputeContractRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) DisputeContract(ctx context.Context, in *DisputeContractRequest, opts ...grpc.CallOption) (*DisputeContractResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(DisputeContractResponse)
 	err := c.cc.Invoke(ctx, EconomyService_DisputeContract_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -202,9 +202,9 @@ func (c *economyServiceClient) DisputeContract(ctx context.Context, in *DisputeC
 	return out, nil
 }
 
-func (c *economyServiceClient) PostContractUpdate(ctx context.Context, in *PostContractUpdateRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) PostContractUpdate(ctx context.Context, in *PostContractUpdateRequest, opts ...grpc.CallOption) (*PostContractUpdateResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(PostContractUpdateResponse)
 	err := c.cc.Invoke(ctx, EconomyService_PostContractUpdate_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -212,9 +212,9 @@ func (c *economyServiceClient) PostContractUpdate(ctx context.Context, in *PostC
 	return out, nil
 }
 
-func (c *economyServiceClient) AskContractQuestion(ctx context.Context, in *AskContractQuestionRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) AskContractQuestion(ctx context.Context, in *AskContractQuestionRequest, opts ...grpc.CallOption) (*AskContractQuestionResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(AskContractQuestionResponse)
 	err := c.cc.Invoke(ctx, EconomyService_AskContractQuestion_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -222,9 +222,9 @@ func (c *economyServiceClient) AskContractQuestion(ctx context.Context, in *AskC
 	return out, nil
 }
 
-func (c *economyServiceClient) ProposeContractScope(ctx context.Context, in *ProposeContractScopeRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) ProposeContractScope(ctx context.Context, in *ProposeContractScopeRequest, opts ...grpc.CallOption) (*ProposeContractScopeResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(ProposeContractScopeResponse)
 	err := c.cc.Invoke(ctx, EconomyService_ProposeContractScope_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -232,9 +232,9 @@ func (c *economyServiceClient) ProposeContractScope(ctx context.Context, in *Pro
 	return out, nil
 }
 
-func (c *economyServiceClient) AcceptContractScope(ctx context.Context, in *AnswerContractScopeRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) AcceptContractScope(ctx context.Context, in *AcceptContractScopeRequest, opts ...grpc.CallOption) (*AcceptContractScopeResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(AcceptContractScopeResponse)
 	err := c.cc.Invoke(ctx, EconomyService_AcceptContractScope_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -242,9 +242,9 @@ func (c *economyServiceClient) AcceptContractScope(ctx context.Context, in *Answ
 	return out, nil
 }
 
-func (c *economyServiceClient) DeclineContractScope(ctx context.Context, in *AnswerContractScopeRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) DeclineContractScope(ctx context.Context, in *DeclineContractScopeRequest, opts ...grpc.CallOption) (*DeclineContractScopeResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(DeclineContractScopeResponse)
 	err := c.cc.Invoke(ctx, EconomyService_DeclineContractScope_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -252,9 +252,9 @@ func (c *economyServiceClient) DeclineContractScope(ctx context.Context, in *Ans
 	return out, nil
 }
 
-func (c *economyServiceClient) SuggestCloseContract(ctx context.Context, in *ContractMoveRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) SuggestCloseContract(ctx context.Context, in *SuggestCloseContractRequest, opts ...grpc.CallOption) (*SuggestCloseContractResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(SuggestCloseContractResponse)
 	err := c.cc.Invoke(ctx, EconomyService_SuggestCloseContract_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -262,9 +262,9 @@ func (c *economyServiceClient) SuggestCloseContract(ctx context.Context, in *Con
 	return out, nil
 }
 
-func (c *economyServiceClient) ReviewContract(ctx context.Context, in *ReviewContractRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyServiceClient) ReviewContract(ctx context.Context, in *ReviewContractRequest, opts ...grpc.CallOption) (*ReviewContractResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(ReviewContractResponse)
 	err := c.cc.Invoke(ctx, EconomyService_ReviewContract_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -323,39 +323,39 @@ type EconomyServiceServer interface {
 	// reviews the caller may read.
 	GetContract(context.Context, *GetContractRequest) (*GetContractResponse, error)
 	// AcceptContract is the provider's yes to an offer.
-	AcceptContract(context.Context, *ContractMoveRequest) (*ContractMoveResponse, error)
+	AcceptContract(context.Context, *AcceptContractRequest) (*AcceptContractResponse, error)
 	// DeclineContract is the provider's no to an offer: the hold is released.
-	DeclineContract(context.Context, *ContractMoveRequest) (*ContractMoveResponse, error)
+	DeclineContract(context.Context, *DeclineContractRequest) (*DeclineContractResponse, error)
 	// WithdrawContract is the client taking back an offer not yet accepted.
-	WithdrawContract(context.Context, *ContractMoveRequest) (*ContractMoveResponse, error)
+	WithdrawContract(context.Context, *WithdrawContractRequest) (*WithdrawContractResponse, error)
 	// DeliverContract is the provider's deliverable: a summary with a URL or
 	// one of the provider's documents.
-	DeliverContract(context.Context, *DeliverContractRequest) (*ContractMoveResponse, error)
+	DeliverContract(context.Context, *DeliverContractRequest) (*DeliverContractResponse, error)
 	// CloseContract is the client's close: the hold captured, the provider
 	// credited the price less the fee, the review window opened.
-	CloseContract(context.Context, *ContractMoveRequest) (*ContractMoveResponse, error)
+	CloseContract(context.Context, *CloseContractRequest) (*CloseContractResponse, error)
 	// DisputeContract is either side's dispute: the hold is frozen until the
 	// instance admin decides.
-	DisputeContract(context.Context, *DisputeContractRequest) (*ContractMoveResponse, error)
+	DisputeContract(context.Context, *DisputeContractRequest) (*DisputeContractResponse, error)
 	// PostContractUpdate tells the other side something (a comms message and
 	// a notification).
-	PostContractUpdate(context.Context, *PostContractUpdateRequest) (*ContractMoveResponse, error)
+	PostContractUpdate(context.Context, *PostContractUpdateRequest) (*PostContractUpdateResponse, error)
 	// AskContractQuestion asks the other side: a queue item in their queue,
 	// whose reported result is the answer.
-	AskContractQuestion(context.Context, *AskContractQuestionRequest) (*ContractMoveResponse, error)
+	AskContractQuestion(context.Context, *AskContractQuestionRequest) (*AskContractQuestionResponse, error)
 	// ProposeContractScope is the client's amendment: one more scope item and
 	// what it adds to the price, for the provider to accept or decline.
-	ProposeContractScope(context.Context, *ProposeContractScopeRequest) (*ContractMoveResponse, error)
+	ProposeContractScope(context.Context, *ProposeContractScopeRequest) (*ProposeContractScopeResponse, error)
 	// AcceptContractScope is the provider's yes to amendment n: the hold is
 	// raised first (402 when the payments layer refuses it).
-	AcceptContractScope(context.Context, *AnswerContractScopeRequest) (*ContractMoveResponse, error)
+	AcceptContractScope(context.Context, *AcceptContractScopeRequest) (*AcceptContractScopeResponse, error)
 	// DeclineContractScope is the provider's no to amendment n.
-	DeclineContractScope(context.Context, *AnswerContractScopeRequest) (*ContractMoveResponse, error)
+	DeclineContractScope(context.Context, *DeclineContractScopeRequest) (*DeclineContractScopeResponse, error)
 	// SuggestCloseContract is the provider asking the client to close.
-	SuggestCloseContract(context.Context, *ContractMoveRequest) (*ContractMoveResponse, error)
+	SuggestCloseContract(context.Context, *SuggestCloseContractRequest) (*SuggestCloseContractResponse, error)
 	// ReviewContract is one side's review of the other, within 14 days of
 	// closing; blind until both are in or the window ends.
-	ReviewContract(context.Context, *ReviewContractRequest) (*ContractMoveResponse, error)
+	ReviewContract(context.Context, *ReviewContractRequest) (*ReviewContractResponse, error)
 	// SetReviewVisibility shows or hides the text of the caller's own review.
 	SetReviewVisibility(context.Context, *SetReviewVisibilityRequest) (*SetReviewVisibilityResponse, error)
 	// FindProviders ranks local users' and connected peers' capabilities for
@@ -382,43 +382,43 @@ func (UnimplementedEconomyServiceServer) ListContracts(context.Context, *ListCon
 func (UnimplementedEconomyServiceServer) GetContract(context.Context, *GetContractRequest) (*GetContractResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetContract not implemented")
 }
-func (UnimplementedEconomyServiceServer) AcceptContract(context.Context, *ContractMoveRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) AcceptContract(context.Context, *AcceptContractRequest) (*AcceptContractResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AcceptContract not implemented")
 }
-func (UnimplementedEconomyServiceServer) DeclineContract(context.Context, *ContractMoveRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) DeclineContract(context.Context, *DeclineContractRequest) (*DeclineContractResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeclineContract not implemented")
 }
-func (UnimplementedEconomyServiceServer) WithdrawContract(context.Context, *ContractMoveRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) WithdrawContract(context.Context, *WithdrawContractRequest) (*WithdrawContractResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method WithdrawContract not implemented")
 }
-func (UnimplementedEconomyServiceServer) DeliverContract(context.Context, *DeliverContractRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) DeliverContract(context.Context, *DeliverContractRequest) (*DeliverContractResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeliverContract not implemented")
 }
-func (UnimplementedEconomyServiceServer) CloseContract(context.Context, *ContractMoveRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) CloseContract(context.Context, *CloseContractRequest) (*CloseContractResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CloseContract not implemented")
 }
-func (UnimplementedEconomyServiceServer) DisputeContract(context.Context, *DisputeContractRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) DisputeContract(context.Context, *DisputeContractRequest) (*DisputeContractResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DisputeContract not implemented")
 }
-func (UnimplementedEconomyServiceServer) PostContractUpdate(context.Context, *PostContractUpdateRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) PostContractUpdate(context.Context, *PostContractUpdateRequest) (*PostContractUpdateResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method PostContractUpdate not implemented")
 }
-func (UnimplementedEconomyServiceServer) AskContractQuestion(context.Context, *AskContractQuestionRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) AskContractQuestion(context.Context, *AskContractQuestionRequest) (*AskContractQuestionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AskContractQuestion not implemented")
 }
-func (UnimplementedEconomyServiceServer) ProposeContractScope(context.Context, *ProposeContractScopeRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) ProposeContractScope(context.Context, *ProposeContractScopeRequest) (*ProposeContractScopeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ProposeContractScope not implemented")
 }
-func (UnimplementedEconomyServiceServer) AcceptContractScope(context.Context, *AnswerContractScopeRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) AcceptContractScope(context.Context, *AcceptContractScopeRequest) (*AcceptContractScopeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AcceptContractScope not implemented")
 }
-func (UnimplementedEconomyServiceServer) DeclineContractScope(context.Context, *AnswerContractScopeRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) DeclineContractScope(context.Context, *DeclineContractScopeRequest) (*DeclineContractScopeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeclineContractScope not implemented")
 }
-func (UnimplementedEconomyServiceServer) SuggestCloseContract(context.Context, *ContractMoveRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) SuggestCloseContract(context.Context, *SuggestCloseContractRequest) (*SuggestCloseContractResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SuggestCloseContract not implemented")
 }
-func (UnimplementedEconomyServiceServer) ReviewContract(context.Context, *ReviewContractRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceServer) ReviewContract(context.Context, *ReviewContractRequest) (*ReviewContractResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReviewContract not implemented")
 }
 func (UnimplementedEconomyServiceServer) SetReviewVisibility(context.Context, *SetReviewVisibilityRequest) (*SetReviewVisibilityResponse, error) {
@@ -505,7 +505,7 @@ func _EconomyService_GetContract_Handler(srv interface{}, ctx context.Context, d
 }
 
 func _EconomyService_AcceptContract_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ContractMoveRequest)
+	in := new(AcceptContractRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -517,13 +517,13 @@ func _EconomyService_AcceptContract_Handler(srv interface{}, ctx context.Context
 		FullMethod: EconomyService_AcceptContract_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EconomyServiceServer).AcceptContract(ctx, req.(*ContractMoveRequest))
+		return srv.(EconomyServiceServer).AcceptContract(ctx, req.(*AcceptContractRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _EconomyService_DeclineContract_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ContractMoveRequest)
+	in := new(DeclineContractRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -535,13 +535,13 @@ func _EconomyService_DeclineContract_Handler(srv interface{}, ctx context.Contex
 		FullMethod: EconomyService_DeclineContract_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EconomyServiceServer).DeclineContract(ctx, req.(*ContractMoveRequest))
+		return srv.(EconomyServiceServer).DeclineContract(ctx, req.(*DeclineContractRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _EconomyService_WithdrawContract_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ContractMoveRequest)
+	in := new(WithdrawContractRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -553,7 +553,7 @@ func _EconomyService_WithdrawContract_Handler(srv interface{}, ctx context.Conte
 		FullMethod: EconomyService_WithdrawContract_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EconomyServiceServer).WithdrawContract(ctx, req.(*ContractMoveRequest))
+		return srv.(EconomyServiceServer).WithdrawContract(ctx, req.(*WithdrawContractRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -577,7 +577,7 @@ func _EconomyService_DeliverContract_Handler(srv interface{}, ctx context.Contex
 }
 
 func _EconomyService_CloseContract_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ContractMoveRequest)
+	in := new(CloseContractRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -589,7 +589,7 @@ func _EconomyService_CloseContract_Handler(srv interface{}, ctx context.Context,
 		FullMethod: EconomyService_CloseContract_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EconomyServiceServer).CloseContract(ctx, req.(*ContractMoveRequest))
+		return srv.(EconomyServiceServer).CloseContract(ctx, req.(*CloseContractRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -667,7 +667,7 @@ func _EconomyService_ProposeContractScope_Handler(srv interface{}, ctx context.C
 }
 
 func _EconomyService_AcceptContractScope_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(AnswerContractScopeRequest)
+	in := new(AcceptContractScopeRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -679,13 +679,13 @@ func _EconomyService_AcceptContractScope_Handler(srv interface{}, ctx context.Co
 		FullMethod: EconomyService_AcceptContractScope_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EconomyServiceServer).AcceptContractScope(ctx, req.(*AnswerContractScopeRequest))
+		return srv.(EconomyServiceServer).AcceptContractScope(ctx, req.(*AcceptContractScopeRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _EconomyService_DeclineContractScope_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(AnswerContractScopeRequest)
+	in := new(DeclineContractScopeRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -697,13 +697,13 @@ func _EconomyService_DeclineContractScope_Handler(srv interface{}, ctx context.C
 		FullMethod: EconomyService_DeclineContractScope_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EconomyServiceServer).DeclineContractScope(ctx, req.(*AnswerContractScopeRequest))
+		return srv.(EconomyServiceServer).DeclineContractScope(ctx, req.(*DeclineContractScopeRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _EconomyService_SuggestCloseContract_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ContractMoveRequest)
+	in := new(SuggestCloseContractRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -715,7 +715,7 @@ func _EconomyService_SuggestCloseContract_Handler(srv interface{}, ctx context.C
 		FullMethod: EconomyService_SuggestCloseContract_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EconomyServiceServer).SuggestCloseContract(ctx, req.(*ContractMoveRequest))
+		return srv.(EconomyServiceServer).SuggestCloseContract(ctx, req.(*SuggestCloseContractRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1107,7 +1107,7 @@ type EconomyAdminServiceClient interface {
 	// ResolveDispute closes a disputed contract: release pays the provider,
 	// refund gives the client the price back, split pays the provider
 	// providerPercent of it.
-	ResolveDispute(ctx context.Context, in *ResolveDisputeRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error)
+	ResolveDispute(ctx context.Context, in *ResolveDisputeRequest, opts ...grpc.CallOption) (*ResolveDisputeResponse, error)
 }
 
 type economyAdminServiceClient struct {
@@ -1128,9 +1128,9 @@ func (c *economyAdminServiceClient) ListDisputes(ctx context.Context, in *ListDi
 	return out, nil
 }
 
-func (c *economyAdminServiceClient) ResolveDispute(ctx context.Context, in *ResolveDisputeRequest, opts ...grpc.CallOption) (*ContractMoveResponse, error) {
+func (c *economyAdminServiceClient) ResolveDispute(ctx context.Context, in *ResolveDisputeRequest, opts ...grpc.CallOption) (*ResolveDisputeResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ContractMoveResponse)
+	out := new(ResolveDisputeResponse)
 	err := c.cc.Invoke(ctx, EconomyAdminService_ResolveDispute_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -1150,7 +1150,7 @@ type EconomyAdminServiceServer interface {
 	// ResolveDispute closes a disputed contract: release pays the provider,
 	// refund gives the client the price back, split pays the provider
 	// providerPercent of it.
-	ResolveDispute(context.Context, *ResolveDisputeRequest) (*ContractMoveResponse, error)
+	ResolveDispute(context.Context, *ResolveDisputeRequest) (*ResolveDisputeResponse, error)
 }
 
 // UnimplementedEconomyAdminServiceServer should be embedded to have
@@ -1163,7 +1163,7 @@ type UnimplementedEconomyAdminServiceServer struct{}
 func (UnimplementedEconomyAdminServiceServer) ListDisputes(context.Context, *ListDisputesRequest) (*ListDisputesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListDisputes not implemented")
 }
-func (UnimplementedEconomyAdminServiceServer) ResolveDispute(context.Context, *ResolveDisputeRequest) (*ContractMoveResponse, error) {
+func (UnimplementedEconomyAdminServiceServer) ResolveDispute(context.Context, *ResolveDisputeRequest) (*ResolveDisputeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ResolveDispute not implemented")
 }
 func (UnimplementedEconomyAdminServiceServer) testEmbeddedByValue() {}

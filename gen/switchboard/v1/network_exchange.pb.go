@@ -1613,9 +1613,10 @@ type PostJobRequest struct {
 	ConnectionIds []string `protobuf:"bytes,8,rep,name=connection_ids,json=connectionIds,proto3" json:"connection_ids,omitempty"`
 	// Default direct. An auction needs closesAt (in the future) and
 	// maxPriceCents; a direct job takes neither.
-	Mode          string                 `protobuf:"bytes,9,opt,name=mode,proto3" json:"mode,omitempty"`
-	ClosesAt      *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=closes_at,json=closesAt,proto3,oneof" json:"closes_at,omitempty"`
-	MaxPriceCents *int32                 `protobuf:"varint,11,opt,name=max_price_cents,json=maxPriceCents,proto3,oneof" json:"max_price_cents,omitempty"`
+	Mode     string                 `protobuf:"bytes,9,opt,name=mode,proto3" json:"mode,omitempty"`
+	ClosesAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=closes_at,json=closesAt,proto3,oneof" json:"closes_at,omitempty"`
+	// Above 0.
+	MaxPriceCents *int32 `protobuf:"varint,11,opt,name=max_price_cents,json=maxPriceCents,proto3,oneof" json:"max_price_cents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3095,7 +3096,7 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\tdelivered\x18\x02 \x01(\bR\tdelivered\x12\x19\n" +
 	"\x05error\x18\x03 \x01(\tH\x00R\x05error\x88\x01\x01\x12-\n" +
 	"\bdelivery\x18\x04 \x01(\tB\x11\xba\xf5\x18\rpeer_deliveryR\bdeliveryB\b\n" +
-	"\x06_error\"\x8e\x05\n" +
+	"\x06_error\"\x8c\x05\n" +
 	"\x0ePostJobRequest\x12\"\n" +
 	"\x05title\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05title\x12/\n" +
 	"\vdescription\x18\x02 \x01(\tB\r\xbaH\x06r\x04\x18\xa0\x8d\x06\xe8\xf3\x18\x01R\vdescription\x125\n" +
@@ -3108,8 +3109,9 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x0econnection_ids\x18\b \x03(\tB\x0f\xbaH\f\x92\x01\t\x10\xc8\x01\"\x04r\x02\x18@R\rconnectionIds\x12'\n" +
 	"\x04mode\x18\t \x01(\tB\x13\xbaH\x04r\x02\x18d\xba\xf5\x18\bjob_modeR\x04mode\x12<\n" +
 	"\tcloses_at\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampH\x01R\bclosesAt\x88\x01\x01\x129\n" +
-	"\x0fmax_price_cents\x18\v \x01(\x05B\f\xbaH\t\x1a\a\x18\x80\xc2\xd7/ \x00H\x02R\rmaxPriceCents\x88\x01\x01B\x12\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampH\x01R\bclosesAt\x88\x01\x01\x127\n" +
+	"\x0fmax_price_cents\x18\v \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\xc2\xd7/H\x02R\rmaxPriceCents\x88\x01\x01B\x12\n" +
 	"\x10_estimated_hoursB\f\n" +
 	"\n" +
 	"_closes_atB\x12\n" +
@@ -3135,7 +3137,7 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x0fCloseJobRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"9\n" +
 	"\x10CloseJobResponse\x12%\n" +
-	"\x03job\x18\x01 \x01(\v2\x13.switchboard.v1.JobR\x03job\"\xd2\x05\n" +
+	"\x03job\x18\x01 \x01(\v2\x13.switchboard.v1.JobR\x03job\"\xd0\x05\n" +
 	"\tSharedJob\x12\x1b\n" +
 	"\x02id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x02id\x12\"\n" +
 	"\x05title\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05title\x12+\n" +
@@ -3151,8 +3153,9 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\tposted_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\bpostedAt\x12'\n" +
 	"\x04mode\x18\v \x01(\tB\x13\xbaH\x04r\x02\x18d\xba\xf5\x18\bjob_modeR\x04mode\x12<\n" +
-	"\tcloses_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampH\x01R\bclosesAt\x88\x01\x01\x129\n" +
-	"\x0fmax_price_cents\x18\r \x01(\x05B\f\xbaH\t\x1a\a\x18\x80\xc2\xd7/ \x00H\x02R\rmaxPriceCents\x88\x01\x01B\x12\n" +
+	"\tcloses_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampH\x01R\bclosesAt\x88\x01\x01\x127\n" +
+	"\x0fmax_price_cents\x18\r \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\xc2\xd7/H\x02R\rmaxPriceCents\x88\x01\x01B\x12\n" +
 	"\x10_estimated_hoursB\f\n" +
 	"\n" +
 	"_closes_atB\x12\n" +

@@ -75,7 +75,7 @@ func (x *Service) ListDisputes(ctx context.Context, req *switchboardv1.ListDispu
 }
 
 // ResolveDispute settles a dispute with the admin's outcome.
-func (x *Service) ResolveDispute(ctx context.Context, req *switchboardv1.ResolveDisputeRequest) (*switchboardv1.ContractMoveResponse, error) {
+func (x *Service) ResolveDispute(ctx context.Context, req *switchboardv1.ResolveDisputeRequest) (*switchboardv1.ResolveDisputeResponse, error) {
 	p, err := admin(ctx)
 	if err != nil {
 		return nil, err
@@ -107,5 +107,5 @@ func (x *Service) ResolveDispute(ctx context.Context, req *switchboardv1.Resolve
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.ContractMoveResponse{Contract: x.core.Render(ctx, x.core.DB.Client, c, "")}, nil
+	return &switchboardv1.ResolveDisputeResponse{Contract: x.core.Render(ctx, x.core.DB.Client, c, "")}, nil
 }

@@ -8,6 +8,7 @@ package operator
 import (
 	"context"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -106,7 +107,7 @@ func (x *Service) GetContract(ctx context.Context, req *switchboardv1.GetContrac
 }
 
 // move makes m on the caller's contract id, the caller's side filled in.
-func (x *Service) move(ctx context.Context, id string, m economy.Move) (*switchboardv1.ContractMoveResponse, error) {
+func (x *Service) move(ctx context.Context, id string, m economy.Move) (*switchboardv1.Contract, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -123,26 +124,38 @@ func (x *Service) move(ctx context.Context, id string, m economy.Move) (*switchb
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.ContractMoveResponse{Contract: x.core.Render(ctx, x.core.DB.Client, c, side)}, nil
+	return x.core.Render(ctx, x.core.DB.Client, c, side), nil
 }
 
 // AcceptContract is the provider's yes.
-func (x *Service) AcceptContract(ctx context.Context, req *switchboardv1.ContractMoveRequest) (*switchboardv1.ContractMoveResponse, error) {
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.Accept})
+func (x *Service) AcceptContract(ctx context.Context, req *switchboardv1.AcceptContractRequest) (*switchboardv1.AcceptContractResponse, error) {
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.Accept})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.AcceptContractResponse{Contract: c}, nil
 }
 
 // DeclineContract is the provider's no.
-func (x *Service) DeclineContract(ctx context.Context, req *switchboardv1.ContractMoveRequest) (*switchboardv1.ContractMoveResponse, error) {
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.Decline, Text: strings.TrimSpace(req.GetReason())})
+func (x *Service) DeclineContract(ctx context.Context, req *switchboardv1.DeclineContractRequest) (*switchboardv1.DeclineContractResponse, error) {
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.Decline, Text: strings.TrimSpace(req.GetReason())})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.DeclineContractResponse{Contract: c}, nil
 }
 
 // WithdrawContract is the client taking back an offer.
-func (x *Service) WithdrawContract(ctx context.Context, req *switchboardv1.ContractMoveRequest) (*switchboardv1.ContractMoveResponse, error) {
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.Withdraw, Text: strings.TrimSpace(req.GetReason())})
+func (x *Service) WithdrawContract(ctx context.Context, req *switchboardv1.WithdrawContractRequest) (*switchboardv1.WithdrawContractResponse, error) {
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.Withdraw, Text: strings.TrimSpace(req.GetReason())})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.WithdrawContractResponse{Contract: c}, nil
 }
 
 // DeliverContract is the provider's deliverable.
-func (x *Service) DeliverContract(ctx context.Context, req *switchboardv1.DeliverContractRequest) (*switchboardv1.ContractMoveResponse, error) {
+func (x *Service) DeliverContract(ctx context.Context, req *switchboardv1.DeliverContractRequest) (*switchboardv1.DeliverContractResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -169,67 +182,122 @@ func (x *Service) DeliverContract(ctx context.Context, req *switchboardv1.Delive
 		}
 		m.DocumentID = id
 	}
-	return x.move(ctx, req.GetId(), m)
+	c, err := x.move(ctx, req.GetId(), m)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.DeliverContractResponse{Contract: c}, nil
 }
 
 // CloseContract is the client's close.
-func (x *Service) CloseContract(ctx context.Context, req *switchboardv1.ContractMoveRequest) (*switchboardv1.ContractMoveResponse, error) {
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.Close})
+func (x *Service) CloseContract(ctx context.Context, req *switchboardv1.CloseContractRequest) (*switchboardv1.CloseContractResponse, error) {
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.Close})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.CloseContractResponse{Contract: c}, nil
 }
 
 // DisputeContract is either side's dispute.
-func (x *Service) DisputeContract(ctx context.Context, req *switchboardv1.DisputeContractRequest) (*switchboardv1.ContractMoveResponse, error) {
+func (x *Service) DisputeContract(ctx context.Context, req *switchboardv1.DisputeContractRequest) (*switchboardv1.DisputeContractResponse, error) {
 	reason := strings.TrimSpace(req.GetReason())
 	if reason == "" {
 		return nil, apperr.Invalid("reason is required")
 	}
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.Dispute, Text: reason})
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.Dispute, Text: reason})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.DisputeContractResponse{Contract: c}, nil
 }
 
 // PostContractUpdate tells the other side something.
-func (x *Service) PostContractUpdate(ctx context.Context, req *switchboardv1.PostContractUpdateRequest) (*switchboardv1.ContractMoveResponse, error) {
+func (x *Service) PostContractUpdate(ctx context.Context, req *switchboardv1.PostContractUpdateRequest) (*switchboardv1.PostContractUpdateResponse, error) {
 	text := strings.TrimSpace(req.GetText())
 	if text == "" {
 		return nil, apperr.Invalid("text is required")
 	}
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.Update, Text: text})
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.Update, Text: text})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.PostContractUpdateResponse{Contract: c}, nil
 }
 
 // AskContractQuestion asks the other side.
-func (x *Service) AskContractQuestion(ctx context.Context, req *switchboardv1.AskContractQuestionRequest) (*switchboardv1.ContractMoveResponse, error) {
+func (x *Service) AskContractQuestion(ctx context.Context, req *switchboardv1.AskContractQuestionRequest) (*switchboardv1.AskContractQuestionResponse, error) {
 	q := strings.TrimSpace(req.GetQuestion())
 	if q == "" {
 		return nil, apperr.Invalid("question is required")
 	}
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.Question, Text: q})
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.Question, Text: q})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.AskContractQuestionResponse{Contract: c}, nil
 }
 
 // ProposeContractScope is the client's amendment.
-func (x *Service) ProposeContractScope(ctx context.Context, req *switchboardv1.ProposeContractScopeRequest) (*switchboardv1.ContractMoveResponse, error) {
+func (x *Service) ProposeContractScope(ctx context.Context, req *switchboardv1.ProposeContractScopeRequest) (*switchboardv1.ProposeContractScopeResponse, error) {
 	item := strings.TrimSpace(req.GetItem())
 	if item == "" {
 		return nil, apperr.Invalid("item is required")
 	}
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.Scope, Text: item, Amount: money.Cents(req.GetPriceCents())})
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.Scope, Text: item, Amount: money.Cents(req.GetPriceCents())})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.ProposeContractScopeResponse{Contract: c}, nil
 }
 
 // AcceptContractScope is the provider's yes to an amendment.
-func (x *Service) AcceptContractScope(ctx context.Context, req *switchboardv1.AnswerContractScopeRequest) (*switchboardv1.ContractMoveResponse, error) {
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.ScopeAccept, N: int(req.GetN())})
+func (x *Service) AcceptContractScope(ctx context.Context, req *switchboardv1.AcceptContractScopeRequest) (*switchboardv1.AcceptContractScopeResponse, error) {
+	n, err := amendment(req.GetN())
+	if err != nil {
+		return nil, err
+	}
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.ScopeAccept, N: n})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.AcceptContractScopeResponse{Contract: c}, nil
 }
 
 // DeclineContractScope is the provider's no to an amendment.
-func (x *Service) DeclineContractScope(ctx context.Context, req *switchboardv1.AnswerContractScopeRequest) (*switchboardv1.ContractMoveResponse, error) {
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.ScopeDecline, N: int(req.GetN())})
+func (x *Service) DeclineContractScope(ctx context.Context, req *switchboardv1.DeclineContractScopeRequest) (*switchboardv1.DeclineContractScopeResponse, error) {
+	n, err := amendment(req.GetN())
+	if err != nil {
+		return nil, err
+	}
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.ScopeDecline, N: n})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.DeclineContractScopeResponse{Contract: c}, nil
+}
+
+// amendment reads an amendment's number. The contract carries it as text,
+// as every path variable (so the boundary's path rules hold for it too);
+// an empty one is refused before (a missing path segment).
+func amendment(n string) (int, error) {
+	v, err := strconv.Atoi(n)
+	if err != nil || v < 1 {
+		return 0, apperr.Invalid("n must be an amendment's number: a whole number from 1, not %q", n)
+	}
+	return v, nil
 }
 
 // SuggestCloseContract is the provider asking the client to close.
-func (x *Service) SuggestCloseContract(ctx context.Context, req *switchboardv1.ContractMoveRequest) (*switchboardv1.ContractMoveResponse, error) {
-	return x.move(ctx, req.GetId(), economy.Move{Kind: rules.SuggestClose})
+func (x *Service) SuggestCloseContract(ctx context.Context, req *switchboardv1.SuggestCloseContractRequest) (*switchboardv1.SuggestCloseContractResponse, error) {
+	c, err := x.move(ctx, req.GetId(), economy.Move{Kind: rules.SuggestClose})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.SuggestCloseContractResponse{Contract: c}, nil
 }
 
 // ReviewContract is the caller's review of the other side.
-func (x *Service) ReviewContract(ctx context.Context, req *switchboardv1.ReviewContractRequest) (*switchboardv1.ContractMoveResponse, error) {
+func (x *Service) ReviewContract(ctx context.Context, req *switchboardv1.ReviewContractRequest) (*switchboardv1.ReviewContractResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -253,7 +321,7 @@ func (x *Service) ReviewContract(ctx context.Context, req *switchboardv1.ReviewC
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.ContractMoveResponse{Contract: x.core.Render(ctx, x.core.DB.Client, c, side)}, nil
+	return &switchboardv1.ReviewContractResponse{Contract: x.core.Render(ctx, x.core.DB.Client, c, side)}, nil
 }
 
 // SetReviewVisibility shows or hides the text of the caller's review.

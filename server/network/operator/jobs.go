@@ -89,6 +89,9 @@ func jobTerms(req *switchboardv1.PostJobRequest, now time.Time) (job.Mode, *time
 	if req.ClosesAt == nil || req.MaxPriceCents == nil {
 		return "", nil, nil, apperr.Invalid("an auction needs closesAt and maxPriceCents")
 	}
+	if req.GetMaxPriceCents() <= 0 {
+		return "", nil, nil, apperr.Invalid("maxPriceCents must be a positive whole number of cents")
+	}
 	closes := req.GetClosesAt().AsTime().UTC()
 	if !closes.After(now) {
 		return "", nil, nil, apperr.Invalid("closesAt must be in the future, and %s is not", closes.Format(time.RFC3339))

@@ -133,39 +133,39 @@ type EconomyServiceClient interface {
 	// reviews the caller may read.
 	GetContract(context.Context, *v1.GetContractRequest) (*v1.GetContractResponse, error)
 	// AcceptContract is the provider's yes to an offer.
-	AcceptContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error)
+	AcceptContract(context.Context, *v1.AcceptContractRequest) (*v1.AcceptContractResponse, error)
 	// DeclineContract is the provider's no to an offer: the hold is released.
-	DeclineContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error)
+	DeclineContract(context.Context, *v1.DeclineContractRequest) (*v1.DeclineContractResponse, error)
 	// WithdrawContract is the client taking back an offer not yet accepted.
-	WithdrawContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error)
+	WithdrawContract(context.Context, *v1.WithdrawContractRequest) (*v1.WithdrawContractResponse, error)
 	// DeliverContract is the provider's deliverable: a summary with a URL or
 	// one of the provider's documents.
-	DeliverContract(context.Context, *v1.DeliverContractRequest) (*v1.ContractMoveResponse, error)
+	DeliverContract(context.Context, *v1.DeliverContractRequest) (*v1.DeliverContractResponse, error)
 	// CloseContract is the client's close: the hold captured, the provider
 	// credited the price less the fee, the review window opened.
-	CloseContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error)
+	CloseContract(context.Context, *v1.CloseContractRequest) (*v1.CloseContractResponse, error)
 	// DisputeContract is either side's dispute: the hold is frozen until the
 	// instance admin decides.
-	DisputeContract(context.Context, *v1.DisputeContractRequest) (*v1.ContractMoveResponse, error)
+	DisputeContract(context.Context, *v1.DisputeContractRequest) (*v1.DisputeContractResponse, error)
 	// PostContractUpdate tells the other side something (a comms message and
 	// a notification).
-	PostContractUpdate(context.Context, *v1.PostContractUpdateRequest) (*v1.ContractMoveResponse, error)
+	PostContractUpdate(context.Context, *v1.PostContractUpdateRequest) (*v1.PostContractUpdateResponse, error)
 	// AskContractQuestion asks the other side: a queue item in their queue,
 	// whose reported result is the answer.
-	AskContractQuestion(context.Context, *v1.AskContractQuestionRequest) (*v1.ContractMoveResponse, error)
+	AskContractQuestion(context.Context, *v1.AskContractQuestionRequest) (*v1.AskContractQuestionResponse, error)
 	// ProposeContractScope is the client's amendment: one more scope item and
 	// what it adds to the price, for the provider to accept or decline.
-	ProposeContractScope(context.Context, *v1.ProposeContractScopeRequest) (*v1.ContractMoveResponse, error)
+	ProposeContractScope(context.Context, *v1.ProposeContractScopeRequest) (*v1.ProposeContractScopeResponse, error)
 	// AcceptContractScope is the provider's yes to amendment n: the hold is
 	// raised first (402 when the payments layer refuses it).
-	AcceptContractScope(context.Context, *v1.AnswerContractScopeRequest) (*v1.ContractMoveResponse, error)
+	AcceptContractScope(context.Context, *v1.AcceptContractScopeRequest) (*v1.AcceptContractScopeResponse, error)
 	// DeclineContractScope is the provider's no to amendment n.
-	DeclineContractScope(context.Context, *v1.AnswerContractScopeRequest) (*v1.ContractMoveResponse, error)
+	DeclineContractScope(context.Context, *v1.DeclineContractScopeRequest) (*v1.DeclineContractScopeResponse, error)
 	// SuggestCloseContract is the provider asking the client to close.
-	SuggestCloseContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error)
+	SuggestCloseContract(context.Context, *v1.SuggestCloseContractRequest) (*v1.SuggestCloseContractResponse, error)
 	// ReviewContract is one side's review of the other, within 14 days of
 	// closing; blind until both are in or the window ends.
-	ReviewContract(context.Context, *v1.ReviewContractRequest) (*v1.ContractMoveResponse, error)
+	ReviewContract(context.Context, *v1.ReviewContractRequest) (*v1.ReviewContractResponse, error)
 	// SetReviewVisibility shows or hides the text of the caller's own review.
 	SetReviewVisibility(context.Context, *v1.SetReviewVisibilityRequest) (*v1.SetReviewVisibilityResponse, error)
 	// FindProviders ranks local users' and connected peers' capabilities for
@@ -205,79 +205,79 @@ func NewEconomyServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(economyServiceMethods.ByName("GetContract")),
 			connect.WithClientOptions(opts...),
 		),
-		acceptContract: connect.NewClient[v1.ContractMoveRequest, v1.ContractMoveResponse](
+		acceptContract: connect.NewClient[v1.AcceptContractRequest, v1.AcceptContractResponse](
 			httpClient,
 			baseURL+EconomyServiceAcceptContractProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("AcceptContract")),
 			connect.WithClientOptions(opts...),
 		),
-		declineContract: connect.NewClient[v1.ContractMoveRequest, v1.ContractMoveResponse](
+		declineContract: connect.NewClient[v1.DeclineContractRequest, v1.DeclineContractResponse](
 			httpClient,
 			baseURL+EconomyServiceDeclineContractProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("DeclineContract")),
 			connect.WithClientOptions(opts...),
 		),
-		withdrawContract: connect.NewClient[v1.ContractMoveRequest, v1.ContractMoveResponse](
+		withdrawContract: connect.NewClient[v1.WithdrawContractRequest, v1.WithdrawContractResponse](
 			httpClient,
 			baseURL+EconomyServiceWithdrawContractProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("WithdrawContract")),
 			connect.WithClientOptions(opts...),
 		),
-		deliverContract: connect.NewClient[v1.DeliverContractRequest, v1.ContractMoveResponse](
+		deliverContract: connect.NewClient[v1.DeliverContractRequest, v1.DeliverContractResponse](
 			httpClient,
 			baseURL+EconomyServiceDeliverContractProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("DeliverContract")),
 			connect.WithClientOptions(opts...),
 		),
-		closeContract: connect.NewClient[v1.ContractMoveRequest, v1.ContractMoveResponse](
+		closeContract: connect.NewClient[v1.CloseContractRequest, v1.CloseContractResponse](
 			httpClient,
 			baseURL+EconomyServiceCloseContractProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("CloseContract")),
 			connect.WithClientOptions(opts...),
 		),
-		disputeContract: connect.NewClient[v1.DisputeContractRequest, v1.ContractMoveResponse](
+		disputeContract: connect.NewClient[v1.DisputeContractRequest, v1.DisputeContractResponse](
 			httpClient,
 			baseURL+EconomyServiceDisputeContractProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("DisputeContract")),
 			connect.WithClientOptions(opts...),
 		),
-		postContractUpdate: connect.NewClient[v1.PostContractUpdateRequest, v1.ContractMoveResponse](
+		postContractUpdate: connect.NewClient[v1.PostContractUpdateRequest, v1.PostContractUpdateResponse](
 			httpClient,
 			baseURL+EconomyServicePostContractUpdateProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("PostContractUpdate")),
 			connect.WithClientOptions(opts...),
 		),
-		askContractQuestion: connect.NewClient[v1.AskContractQuestionRequest, v1.ContractMoveResponse](
+		askContractQuestion: connect.NewClient[v1.AskContractQuestionRequest, v1.AskContractQuestionResponse](
 			httpClient,
 			baseURL+EconomyServiceAskContractQuestionProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("AskContractQuestion")),
 			connect.WithClientOptions(opts...),
 		),
-		proposeContractScope: connect.NewClient[v1.ProposeContractScopeRequest, v1.ContractMoveResponse](
+		proposeContractScope: connect.NewClient[v1.ProposeContractScopeRequest, v1.ProposeContractScopeResponse](
 			httpClient,
 			baseURL+EconomyServiceProposeContractScopeProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("ProposeContractScope")),
 			connect.WithClientOptions(opts...),
 		),
-		acceptContractScope: connect.NewClient[v1.AnswerContractScopeRequest, v1.ContractMoveResponse](
+		acceptContractScope: connect.NewClient[v1.AcceptContractScopeRequest, v1.AcceptContractScopeResponse](
 			httpClient,
 			baseURL+EconomyServiceAcceptContractScopeProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("AcceptContractScope")),
 			connect.WithClientOptions(opts...),
 		),
-		declineContractScope: connect.NewClient[v1.AnswerContractScopeRequest, v1.ContractMoveResponse](
+		declineContractScope: connect.NewClient[v1.DeclineContractScopeRequest, v1.DeclineContractScopeResponse](
 			httpClient,
 			baseURL+EconomyServiceDeclineContractScopeProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("DeclineContractScope")),
 			connect.WithClientOptions(opts...),
 		),
-		suggestCloseContract: connect.NewClient[v1.ContractMoveRequest, v1.ContractMoveResponse](
+		suggestCloseContract: connect.NewClient[v1.SuggestCloseContractRequest, v1.SuggestCloseContractResponse](
 			httpClient,
 			baseURL+EconomyServiceSuggestCloseContractProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("SuggestCloseContract")),
 			connect.WithClientOptions(opts...),
 		),
-		reviewContract: connect.NewClient[v1.ReviewContractRequest, v1.ContractMoveResponse](
+		reviewContract: connect.NewClient[v1.ReviewContractRequest, v1.ReviewContractResponse](
 			httpClient,
 			baseURL+EconomyServiceReviewContractProcedure,
 			connect.WithSchema(economyServiceMethods.ByName("ReviewContract")),
@@ -309,19 +309,19 @@ type economyServiceClient struct {
 	hireProvider         *connect.Client[v1.HireProviderRequest, v1.HireProviderResponse]
 	listContracts        *connect.Client[v1.ListContractsRequest, v1.ListContractsResponse]
 	getContract          *connect.Client[v1.GetContractRequest, v1.GetContractResponse]
-	acceptContract       *connect.Client[v1.ContractMoveRequest, v1.ContractMoveResponse]
-	declineContract      *connect.Client[v1.ContractMoveRequest, v1.ContractMoveResponse]
-	withdrawContract     *connect.Client[v1.ContractMoveRequest, v1.ContractMoveResponse]
-	deliverContract      *connect.Client[v1.DeliverContractRequest, v1.ContractMoveResponse]
-	closeContract        *connect.Client[v1.ContractMoveRequest, v1.ContractMoveResponse]
-	disputeContract      *connect.Client[v1.DisputeContractRequest, v1.ContractMoveResponse]
-	postContractUpdate   *connect.Client[v1.PostContractUpdateRequest, v1.ContractMoveResponse]
-	askContractQuestion  *connect.Client[v1.AskContractQuestionRequest, v1.ContractMoveResponse]
-	proposeContractScope *connect.Client[v1.ProposeContractScopeRequest, v1.ContractMoveResponse]
-	acceptContractScope  *connect.Client[v1.AnswerContractScopeRequest, v1.ContractMoveResponse]
-	declineContractScope *connect.Client[v1.AnswerContractScopeRequest, v1.ContractMoveResponse]
-	suggestCloseContract *connect.Client[v1.ContractMoveRequest, v1.ContractMoveResponse]
-	reviewContract       *connect.Client[v1.ReviewContractRequest, v1.ContractMoveResponse]
+	acceptContract       *connect.Client[v1.AcceptContractRequest, v1.AcceptContractResponse]
+	declineContract      *connect.Client[v1.DeclineContractRequest, v1.DeclineContractResponse]
+	withdrawContract     *connect.Client[v1.WithdrawContractRequest, v1.WithdrawContractResponse]
+	deliverContract      *connect.Client[v1.DeliverContractRequest, v1.DeliverContractResponse]
+	closeContract        *connect.Client[v1.CloseContractRequest, v1.CloseContractResponse]
+	disputeContract      *connect.Client[v1.DisputeContractRequest, v1.DisputeContractResponse]
+	postContractUpdate   *connect.Client[v1.PostContractUpdateRequest, v1.PostContractUpdateResponse]
+	askContractQuestion  *connect.Client[v1.AskContractQuestionRequest, v1.AskContractQuestionResponse]
+	proposeContractScope *connect.Client[v1.ProposeContractScopeRequest, v1.ProposeContractScopeResponse]
+	acceptContractScope  *connect.Client[v1.AcceptContractScopeRequest, v1.AcceptContractScopeResponse]
+	declineContractScope *connect.Client[v1.DeclineContractScopeRequest, v1.DeclineContractScopeResponse]
+	suggestCloseContract *connect.Client[v1.SuggestCloseContractRequest, v1.SuggestCloseContractResponse]
+	reviewContract       *connect.Client[v1.ReviewContractRequest, v1.ReviewContractResponse]
 	setReviewVisibility  *connect.Client[v1.SetReviewVisibilityRequest, v1.SetReviewVisibilityResponse]
 	findProviders        *connect.Client[v1.FindProvidersRequest, v1.FindProvidersResponse]
 	listEconomyLedger    *connect.Client[v1.ListEconomyLedgerRequest, v1.ListEconomyLedgerResponse]
@@ -355,7 +355,7 @@ func (c *economyServiceClient) GetContract(ctx context.Context, req *v1.GetContr
 }
 
 // AcceptContract calls switchboard.v1.EconomyService.AcceptContract.
-func (c *economyServiceClient) AcceptContract(ctx context.Context, req *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) AcceptContract(ctx context.Context, req *v1.AcceptContractRequest) (*v1.AcceptContractResponse, error) {
 	response, err := c.acceptContract.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -364,7 +364,7 @@ func (c *economyServiceClient) AcceptContract(ctx context.Context, req *v1.Contr
 }
 
 // DeclineContract calls switchboard.v1.EconomyService.DeclineContract.
-func (c *economyServiceClient) DeclineContract(ctx context.Context, req *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) DeclineContract(ctx context.Context, req *v1.DeclineContractRequest) (*v1.DeclineContractResponse, error) {
 	response, err := c.declineContract.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -373,7 +373,7 @@ func (c *economyServiceClient) DeclineContract(ctx context.Context, req *v1.Cont
 }
 
 // WithdrawContract calls switchboard.v1.EconomyService.WithdrawContract.
-func (c *economyServiceClient) WithdrawContract(ctx context.Context, req *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) WithdrawContract(ctx context.Context, req *v1.WithdrawContractRequest) (*v1.WithdrawContractResponse, error) {
 	response, err := c.withdrawContract.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -382,7 +382,7 @@ func (c *economyServiceClient) WithdrawContract(ctx context.Context, req *v1.Con
 }
 
 // DeliverContract calls switchboard.v1.EconomyService.DeliverContract.
-func (c *economyServiceClient) DeliverContract(ctx context.Context, req *v1.DeliverContractRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) DeliverContract(ctx context.Context, req *v1.DeliverContractRequest) (*v1.DeliverContractResponse, error) {
 	response, err := c.deliverContract.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -391,7 +391,7 @@ func (c *economyServiceClient) DeliverContract(ctx context.Context, req *v1.Deli
 }
 
 // CloseContract calls switchboard.v1.EconomyService.CloseContract.
-func (c *economyServiceClient) CloseContract(ctx context.Context, req *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) CloseContract(ctx context.Context, req *v1.CloseContractRequest) (*v1.CloseContractResponse, error) {
 	response, err := c.closeContract.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -400,7 +400,7 @@ func (c *economyServiceClient) CloseContract(ctx context.Context, req *v1.Contra
 }
 
 // DisputeContract calls switchboard.v1.EconomyService.DisputeContract.
-func (c *economyServiceClient) DisputeContract(ctx context.Context, req *v1.DisputeContractRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) DisputeContract(ctx context.Context, req *v1.DisputeContractRequest) (*v1.DisputeContractResponse, error) {
 	response, err := c.disputeContract.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -409,7 +409,7 @@ func (c *economyServiceClient) DisputeContract(ctx context.Context, req *v1.Disp
 }
 
 // PostContractUpdate calls switchboard.v1.EconomyService.PostContractUpdate.
-func (c *economyServiceClient) PostContractUpdate(ctx context.Context, req *v1.PostContractUpdateRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) PostContractUpdate(ctx context.Context, req *v1.PostContractUpdateRequest) (*v1.PostContractUpdateResponse, error) {
 	response, err := c.postContractUpdate.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -418,7 +418,7 @@ func (c *economyServiceClient) PostContractUpdate(ctx context.Context, req *v1.P
 }
 
 // AskContractQuestion calls switchboard.v1.EconomyService.AskContractQuestion.
-func (c *economyServiceClient) AskContractQuestion(ctx context.Context, req *v1.AskContractQuestionRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) AskContractQuestion(ctx context.Context, req *v1.AskContractQuestionRequest) (*v1.AskContractQuestionResponse, error) {
 	response, err := c.askContractQuestion.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -427,7 +427,7 @@ func (c *economyServiceClient) AskContractQuestion(ctx context.Context, req *v1.
 }
 
 // ProposeContractScope calls switchboard.v1.EconomyService.ProposeContractScope.
-func (c *economyServiceClient) ProposeContractScope(ctx context.Context, req *v1.ProposeContractScopeRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) ProposeContractScope(ctx context.Context, req *v1.ProposeContractScopeRequest) (*v1.ProposeContractScopeResponse, error) {
 	response, err := c.proposeContractScope.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -436,7 +436,7 @@ func (c *economyServiceClient) ProposeContractScope(ctx context.Context, req *v1
 }
 
 // AcceptContractScope calls switchboard.v1.EconomyService.AcceptContractScope.
-func (c *economyServiceClient) AcceptContractScope(ctx context.Context, req *v1.AnswerContractScopeRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) AcceptContractScope(ctx context.Context, req *v1.AcceptContractScopeRequest) (*v1.AcceptContractScopeResponse, error) {
 	response, err := c.acceptContractScope.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -445,7 +445,7 @@ func (c *economyServiceClient) AcceptContractScope(ctx context.Context, req *v1.
 }
 
 // DeclineContractScope calls switchboard.v1.EconomyService.DeclineContractScope.
-func (c *economyServiceClient) DeclineContractScope(ctx context.Context, req *v1.AnswerContractScopeRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) DeclineContractScope(ctx context.Context, req *v1.DeclineContractScopeRequest) (*v1.DeclineContractScopeResponse, error) {
 	response, err := c.declineContractScope.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -454,7 +454,7 @@ func (c *economyServiceClient) DeclineContractScope(ctx context.Context, req *v1
 }
 
 // SuggestCloseContract calls switchboard.v1.EconomyService.SuggestCloseContract.
-func (c *economyServiceClient) SuggestCloseContract(ctx context.Context, req *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) SuggestCloseContract(ctx context.Context, req *v1.SuggestCloseContractRequest) (*v1.SuggestCloseContractResponse, error) {
 	response, err := c.suggestCloseContract.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -463,7 +463,7 @@ func (c *economyServiceClient) SuggestCloseContract(ctx context.Context, req *v1
 }
 
 // ReviewContract calls switchboard.v1.EconomyService.ReviewContract.
-func (c *economyServiceClient) ReviewContract(ctx context.Context, req *v1.ReviewContractRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyServiceClient) ReviewContract(ctx context.Context, req *v1.ReviewContractRequest) (*v1.ReviewContractResponse, error) {
 	response, err := c.reviewContract.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -509,39 +509,39 @@ type EconomyServiceHandler interface {
 	// reviews the caller may read.
 	GetContract(context.Context, *v1.GetContractRequest) (*v1.GetContractResponse, error)
 	// AcceptContract is the provider's yes to an offer.
-	AcceptContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error)
+	AcceptContract(context.Context, *v1.AcceptContractRequest) (*v1.AcceptContractResponse, error)
 	// DeclineContract is the provider's no to an offer: the hold is released.
-	DeclineContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error)
+	DeclineContract(context.Context, *v1.DeclineContractRequest) (*v1.DeclineContractResponse, error)
 	// WithdrawContract is the client taking back an offer not yet accepted.
-	WithdrawContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error)
+	WithdrawContract(context.Context, *v1.WithdrawContractRequest) (*v1.WithdrawContractResponse, error)
 	// DeliverContract is the provider's deliverable: a summary with a URL or
 	// one of the provider's documents.
-	DeliverContract(context.Context, *v1.DeliverContractRequest) (*v1.ContractMoveResponse, error)
+	DeliverContract(context.Context, *v1.DeliverContractRequest) (*v1.DeliverContractResponse, error)
 	// CloseContract is the client's close: the hold captured, the provider
 	// credited the price less the fee, the review window opened.
-	CloseContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error)
+	CloseContract(context.Context, *v1.CloseContractRequest) (*v1.CloseContractResponse, error)
 	// DisputeContract is either side's dispute: the hold is frozen until the
 	// instance admin decides.
-	DisputeContract(context.Context, *v1.DisputeContractRequest) (*v1.ContractMoveResponse, error)
+	DisputeContract(context.Context, *v1.DisputeContractRequest) (*v1.DisputeContractResponse, error)
 	// PostContractUpdate tells the other side something (a comms message and
 	// a notification).
-	PostContractUpdate(context.Context, *v1.PostContractUpdateRequest) (*v1.ContractMoveResponse, error)
+	PostContractUpdate(context.Context, *v1.PostContractUpdateRequest) (*v1.PostContractUpdateResponse, error)
 	// AskContractQuestion asks the other side: a queue item in their queue,
 	// whose reported result is the answer.
-	AskContractQuestion(context.Context, *v1.AskContractQuestionRequest) (*v1.ContractMoveResponse, error)
+	AskContractQuestion(context.Context, *v1.AskContractQuestionRequest) (*v1.AskContractQuestionResponse, error)
 	// ProposeContractScope is the client's amendment: one more scope item and
 	// what it adds to the price, for the provider to accept or decline.
-	ProposeContractScope(context.Context, *v1.ProposeContractScopeRequest) (*v1.ContractMoveResponse, error)
+	ProposeContractScope(context.Context, *v1.ProposeContractScopeRequest) (*v1.ProposeContractScopeResponse, error)
 	// AcceptContractScope is the provider's yes to amendment n: the hold is
 	// raised first (402 when the payments layer refuses it).
-	AcceptContractScope(context.Context, *v1.AnswerContractScopeRequest) (*v1.ContractMoveResponse, error)
+	AcceptContractScope(context.Context, *v1.AcceptContractScopeRequest) (*v1.AcceptContractScopeResponse, error)
 	// DeclineContractScope is the provider's no to amendment n.
-	DeclineContractScope(context.Context, *v1.AnswerContractScopeRequest) (*v1.ContractMoveResponse, error)
+	DeclineContractScope(context.Context, *v1.DeclineContractScopeRequest) (*v1.DeclineContractScopeResponse, error)
 	// SuggestCloseContract is the provider asking the client to close.
-	SuggestCloseContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error)
+	SuggestCloseContract(context.Context, *v1.SuggestCloseContractRequest) (*v1.SuggestCloseContractResponse, error)
 	// ReviewContract is one side's review of the other, within 14 days of
 	// closing; blind until both are in or the window ends.
-	ReviewContract(context.Context, *v1.ReviewContractRequest) (*v1.ContractMoveResponse, error)
+	ReviewContract(context.Context, *v1.ReviewContractRequest) (*v1.ReviewContractResponse, error)
 	// SetReviewVisibility shows or hides the text of the caller's own review.
 	SetReviewVisibility(context.Context, *v1.SetReviewVisibilityRequest) (*v1.SetReviewVisibilityResponse, error)
 	// FindProviders ranks local users' and connected peers' capabilities for
@@ -734,55 +734,55 @@ func (UnimplementedEconomyServiceHandler) GetContract(context.Context, *v1.GetCo
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.GetContract is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) AcceptContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) AcceptContract(context.Context, *v1.AcceptContractRequest) (*v1.AcceptContractResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.AcceptContract is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) DeclineContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) DeclineContract(context.Context, *v1.DeclineContractRequest) (*v1.DeclineContractResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.DeclineContract is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) WithdrawContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) WithdrawContract(context.Context, *v1.WithdrawContractRequest) (*v1.WithdrawContractResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.WithdrawContract is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) DeliverContract(context.Context, *v1.DeliverContractRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) DeliverContract(context.Context, *v1.DeliverContractRequest) (*v1.DeliverContractResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.DeliverContract is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) CloseContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) CloseContract(context.Context, *v1.CloseContractRequest) (*v1.CloseContractResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.CloseContract is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) DisputeContract(context.Context, *v1.DisputeContractRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) DisputeContract(context.Context, *v1.DisputeContractRequest) (*v1.DisputeContractResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.DisputeContract is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) PostContractUpdate(context.Context, *v1.PostContractUpdateRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) PostContractUpdate(context.Context, *v1.PostContractUpdateRequest) (*v1.PostContractUpdateResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.PostContractUpdate is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) AskContractQuestion(context.Context, *v1.AskContractQuestionRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) AskContractQuestion(context.Context, *v1.AskContractQuestionRequest) (*v1.AskContractQuestionResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.AskContractQuestion is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) ProposeContractScope(context.Context, *v1.ProposeContractScopeRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) ProposeContractScope(context.Context, *v1.ProposeContractScopeRequest) (*v1.ProposeContractScopeResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.ProposeContractScope is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) AcceptContractScope(context.Context, *v1.AnswerContractScopeRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) AcceptContractScope(context.Context, *v1.AcceptContractScopeRequest) (*v1.AcceptContractScopeResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.AcceptContractScope is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) DeclineContractScope(context.Context, *v1.AnswerContractScopeRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) DeclineContractScope(context.Context, *v1.DeclineContractScopeRequest) (*v1.DeclineContractScopeResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.DeclineContractScope is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) SuggestCloseContract(context.Context, *v1.ContractMoveRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) SuggestCloseContract(context.Context, *v1.SuggestCloseContractRequest) (*v1.SuggestCloseContractResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.SuggestCloseContract is not implemented"))
 }
 
-func (UnimplementedEconomyServiceHandler) ReviewContract(context.Context, *v1.ReviewContractRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyServiceHandler) ReviewContract(context.Context, *v1.ReviewContractRequest) (*v1.ReviewContractResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.ReviewContract is not implemented"))
 }
 
@@ -959,7 +959,7 @@ type EconomyAdminServiceClient interface {
 	// ResolveDispute closes a disputed contract: release pays the provider,
 	// refund gives the client the price back, split pays the provider
 	// providerPercent of it.
-	ResolveDispute(context.Context, *v1.ResolveDisputeRequest) (*v1.ContractMoveResponse, error)
+	ResolveDispute(context.Context, *v1.ResolveDisputeRequest) (*v1.ResolveDisputeResponse, error)
 }
 
 // NewEconomyAdminServiceClient constructs a client for the switchboard.v1.EconomyAdminService
@@ -979,7 +979,7 @@ func NewEconomyAdminServiceClient(httpClient connect.HTTPClient, baseURL string,
 			connect.WithSchema(economyAdminServiceMethods.ByName("ListDisputes")),
 			connect.WithClientOptions(opts...),
 		),
-		resolveDispute: connect.NewClient[v1.ResolveDisputeRequest, v1.ContractMoveResponse](
+		resolveDispute: connect.NewClient[v1.ResolveDisputeRequest, v1.ResolveDisputeResponse](
 			httpClient,
 			baseURL+EconomyAdminServiceResolveDisputeProcedure,
 			connect.WithSchema(economyAdminServiceMethods.ByName("ResolveDispute")),
@@ -991,7 +991,7 @@ func NewEconomyAdminServiceClient(httpClient connect.HTTPClient, baseURL string,
 // economyAdminServiceClient implements EconomyAdminServiceClient.
 type economyAdminServiceClient struct {
 	listDisputes   *connect.Client[v1.ListDisputesRequest, v1.ListDisputesResponse]
-	resolveDispute *connect.Client[v1.ResolveDisputeRequest, v1.ContractMoveResponse]
+	resolveDispute *connect.Client[v1.ResolveDisputeRequest, v1.ResolveDisputeResponse]
 }
 
 // ListDisputes calls switchboard.v1.EconomyAdminService.ListDisputes.
@@ -1004,7 +1004,7 @@ func (c *economyAdminServiceClient) ListDisputes(ctx context.Context, req *v1.Li
 }
 
 // ResolveDispute calls switchboard.v1.EconomyAdminService.ResolveDispute.
-func (c *economyAdminServiceClient) ResolveDispute(ctx context.Context, req *v1.ResolveDisputeRequest) (*v1.ContractMoveResponse, error) {
+func (c *economyAdminServiceClient) ResolveDispute(ctx context.Context, req *v1.ResolveDisputeRequest) (*v1.ResolveDisputeResponse, error) {
 	response, err := c.resolveDispute.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -1020,7 +1020,7 @@ type EconomyAdminServiceHandler interface {
 	// ResolveDispute closes a disputed contract: release pays the provider,
 	// refund gives the client the price back, split pays the provider
 	// providerPercent of it.
-	ResolveDispute(context.Context, *v1.ResolveDisputeRequest) (*v1.ContractMoveResponse, error)
+	ResolveDispute(context.Context, *v1.ResolveDisputeRequest) (*v1.ResolveDisputeResponse, error)
 }
 
 // NewEconomyAdminServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -1061,7 +1061,7 @@ func (UnimplementedEconomyAdminServiceHandler) ListDisputes(context.Context, *v1
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyAdminService.ListDisputes is not implemented"))
 }
 
-func (UnimplementedEconomyAdminServiceHandler) ResolveDispute(context.Context, *v1.ResolveDisputeRequest) (*v1.ContractMoveResponse, error) {
+func (UnimplementedEconomyAdminServiceHandler) ResolveDispute(context.Context, *v1.ResolveDisputeRequest) (*v1.ResolveDisputeResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyAdminService.ResolveDispute is not implemented"))
 }
 
