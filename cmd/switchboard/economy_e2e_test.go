@@ -19,7 +19,7 @@ import (
 // and each instance's reputation shows the review it received. A second
 // engagement is disputed and A's admin splits it 70/30: both ledgers show
 // it. A third closes while B is down: the move waits in A's outbox and
-// reaches B once it is back.
+// reaches B once it is back; delivered again, it changes nothing.
 func TestEconomyOverTheNetwork(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
@@ -147,6 +147,26 @@ func TestEconomyOverTheNetwork(t *testing.T) {
 	within(t, 90*time.Second, "B's third closed after its return", func() bool { return contractOn(t, b, b3)["status"] == "closed" })
 	if got := ledgerOn(t, b); got["earning"] != 9000+6300+4500 {
 		t.Fatalf("B's ledger after its return: %v", got)
+	}
+	// The close delivered again (a replay from A's outbox) changes nothing.
+	replayed := replayDelivery(t, a, `"move":"close"`, a3)
+	// A's next move (a review's notice) wakes its outbox, which sends both.
+	must(t, a.owner, http.StatusCreated, http.MethodPost, "/api/economy/contracts/"+a3+"/review",
+		`{"overall":5,"communication":5,"quality":5,"timeliness":5}`)
+	within(t, 60*time.Second, "the replayed close delivered", func() bool {
+		return deliveryOn(t, a, replayed).Status == "delivered"
+	})
+	if got := ledgerOn(t, b); got["earning"] != 9000+6300+4500 {
+		t.Fatalf("B's ledger after a replayed close: %v", got)
+	}
+	closes := 0
+	for _, k := range kindsOf(threadOn(t, b, b3)) {
+		if k == "close" {
+			closes++
+		}
+	}
+	if closes != 1 {
+		t.Fatalf("B's thread after a replayed close has %d closes", closes)
 	}
 }
 

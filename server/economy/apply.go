@@ -22,7 +22,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/economy/rules"
 	"github.com/switchboard-hq/switchboard/server/provenance"
 )
@@ -323,7 +322,8 @@ func (s *Core) pay(ctx context.Context, tx *db.Tx, c *ent.Contract, up *ent.Cont
 		if p.Provider+p.Fee == 0 {
 			hold = contract.HoldStatusReleased
 		}
-		up.SetHoldStatus(hold).SetProviderEarnedCents(p.Provider).SetRefundedCents(p.Refund)
+		// The fee is what was taken: on a split, the fee on the provider's share.
+		up.SetHoldStatus(hold).SetProviderEarnedCents(p.Provider).SetRefundedCents(p.Refund).SetFeeCents(p.Fee)
 		if c.ProjectID != nil {
 			if err := s.Projects.CloseEngagement(ctx, tx, *c.ProjectID); err != nil {
 				return 0, err
@@ -340,7 +340,9 @@ func (s *Core) pay(ctx context.Context, tx *db.Tx, c *ent.Contract, up *ent.Cont
 	if m.Amount == 0 {
 		hold = contract.HoldStatusReleased
 	}
-	up.SetHoldStatus(hold).SetProviderEarnedCents(m.Amount).SetRefundedCents(c.PriceCents - m.Amount - rules.Fee(m.Amount))
+	// The amount is the client's instance's word; the fee and refund follow
+	// from the same rule it applied.
+	up.SetHoldStatus(hold).SetProviderEarnedCents(m.Amount).SetRefundedCents(p.Refund).SetFeeCents(p.Fee)
 	if c.ProjectID != nil {
 		if err := s.Projects.CloseEngagement(ctx, tx, *c.ProjectID); err != nil {
 			return 0, err
@@ -385,7 +387,7 @@ func (s *Core) tell(ctx context.Context, tx *db.Tx, c *ent.Contract, m Move, act
 		if side == m.By && m.PeerMoveID == "" {
 			continue
 		}
-		if _, err := comms.Post(ctx, tx, now, u, summary, "economy", map[string]any{
+		if _, err := post(ctx, tx, now, u, summary, "economy", map[string]any{
 			"type": "contract_move", "contractId": c.ID, "move": m.Kind, "status": string(c.Status),
 		}); err != nil {
 			return err

@@ -10,9 +10,12 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contract"
 	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/economy/rules"
+	"github.com/switchboard-hq/switchboard/server/events"
 )
 
 // Sides of a contract as this instance sees it.
@@ -117,7 +120,7 @@ func (s *Core) Render(ctx context.Context, cl *ent.Client, c *ent.Contract, side
 		Client: s.party(ctx, cl, c, rules.Client), Provider: s.party(ctx, cl, c, rules.Provider),
 		TaskType: c.TaskType, Title: c.Title, Scope: c.Scope, PriceCents: wire(c.PriceCents), FeeCents: wire(c.FeeCents),
 		Currency: c.Currency, DueAt: optTS(c.DueAt), Status: string(c.Status), PaymentHoldStatus: string(c.HoldStatus),
-		RefundedCents: wire(c.RefundedCents), ProviderEarnedCents: wire(c.ProviderEarnedCents), Role: side,
+		RefundedCents: wire(c.RefundedCents), ProviderEarnedCents: wire(c.ProviderEarnedCents), Role: opt(side),
 		OriginContractId: c.OriginContractID, DisputeReason: c.DisputeReason, DeliveredAt: optTS(c.DeliveredAt),
 		ClosedAt: optTS(c.ClosedAt), ReviewWindowEndsAt: optTS(c.ReviewWindowEndsAt),
 		CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),
@@ -209,3 +212,14 @@ func RenderReview(r *ent.ContractReview, own bool) *switchboardv1.ContractReview
 func Wire(c money.Cents) int32 { return int32(c) } //nolint:gosec // bounded by the price's limit
 
 func wire(c money.Cents) int32 { return Wire(c) }
+
+// post writes a comms message for userID and its new_message event, so an
+// open dashboard or chat stream shows the other side's move at once.
+func post(ctx context.Context, tx *db.Tx, at time.Time, userID, content, assistant string, meta map[string]any) (*ent.ChatMessage, error) {
+	m, err := comms.Post(ctx, tx, at, userID, content, assistant, meta)
+	if err != nil {
+		return nil, err
+	}
+	tx.Emit(db.Event{UserID: userID, Body: events.NewMessage(m)})
+	return m, nil
+}

@@ -19,7 +19,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/economy/rules"
 	"github.com/switchboard-hq/switchboard/server/groups"
 	networkrules "github.com/switchboard-hq/switchboard/server/network/rules"
@@ -161,7 +160,7 @@ func (s *Core) hireIn(ctx context.Context, tx *db.Tx, h Hire) (*ent.Contract, *e
 		if c, err = c.Update().SetItemID(it.ID).Save(ctx); err != nil {
 			return nil, nil, err
 		}
-		if _, err := comms.Post(ctx, tx, now, provider.ID, fmt.Sprintf("%s offers you %q for %s: approve the offer in your queue to accept it.",
+		if _, err := post(ctx, tx, now, provider.ID, fmt.Sprintf("%s offers you %q for %s: approve the offer in your queue to accept it.",
 			h.Client.Name, h.Title, cents(h.Price, h.Currency)), "economy",
 			map[string]any{"type": "contract_move", "contractId": c.ID, "move": "offer", "status": string(c.Status)}); err != nil {
 			return nil, nil, err

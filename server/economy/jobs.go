@@ -20,7 +20,6 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/economy/rules"
 	"github.com/switchboard-hq/switchboard/server/network"
 )
@@ -198,7 +197,7 @@ func takes(row *ent.Job, now time.Time) error {
 // tellOwner writes the owner a comms message of a new application.
 func (j *Jobs) tellOwner(ctx context.Context, tx *db.Tx, row *ent.Job, app *ent.JobApplication, from string) error {
 	s := j.core
-	_, err := comms.Post(ctx, tx, s.now(), row.UserID, fmt.Sprintf("%s applied to your job %q for %s.", from, row.Title,
+	_, err := post(ctx, tx, s.now(), row.UserID, fmt.Sprintf("%s applied to your job %q for %s.", from, row.Title,
 		cents(app.PriceCents, DefaultCurrency)), "economy", map[string]any{"type": "job_application", "jobId": row.ID, "applicationId": app.ID})
 	return err
 }
@@ -320,7 +319,7 @@ func (j *Jobs) declineRest(ctx context.Context, tx *db.Tx, row *ent.Job, reason 
 		if a.ConnectionID != nil {
 			err = j.answerApplicant(ctx, tx, row, a, reason)
 		} else {
-			_, err = comms.Post(ctx, tx, s.now(), deref(a.ApplicantUserID), fmt.Sprintf("Your application to %q was declined: %s.", row.Title, reason),
+			_, err = post(ctx, tx, s.now(), deref(a.ApplicantUserID), fmt.Sprintf("Your application to %q was declined: %s.", row.Title, reason),
 				"economy", map[string]any{"type": "job_application", "jobId": row.ID, "applicationId": a.ID, "status": string(a.Status)})
 		}
 		if err != nil {
@@ -537,7 +536,7 @@ func (j *Jobs) Outcome(ctx context.Context, conn *ent.NetworkConnection, req *sw
 		if to == statusDeclined {
 			text = fmt.Sprintf("Your application to %q was declined: %s.", title, strings.TrimSuffix(req.GetReason(), "."))
 		}
-		if _, err := comms.Post(ctx, tx, s.now(), conn.UserID, text, "economy",
+		if _, err := post(ctx, tx, s.now(), conn.UserID, text, "economy",
 			map[string]any{"type": "job_application", "jobId": app.JobID, "applicationId": app.ID, "status": string(to)}); err != nil {
 			return nil, err
 		}

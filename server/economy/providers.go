@@ -66,7 +66,8 @@ func (s *Core) Rank(ctx context.Context, userID string, w Want) ([]*switchboardv
 			CapabilityId: c.ID, TaskType: string(c.TaskType), PricingModel: derefEnum(c.PricingModel)}}
 		if c.Price != nil {
 			o.price, o.known = money.Cents(math.Round(*c.Price*100)), true
-			o.match.PriceCents, o.match.Currency = wire(o.price), deref(c.Currency)
+			price := wire(o.price)
+			o.match.PriceCents, o.match.Currency = &price, c.Currency
 		}
 		offers[c.ID] = o
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/economy/rules"
 )
 
@@ -127,7 +126,7 @@ func (s *Core) reveal(ctx context.Context, tx *db.Tx, c *ent.Contract) error {
 				return err
 			}
 		}
-		if _, err := comms.Post(ctx, tx, s.now(), u, fmt.Sprintf("The %s's review of %q is in: %d of 5 overall", r.By, c.Title, r.Overall),
+		if _, err := post(ctx, tx, s.now(), u, fmt.Sprintf("The %s's review of %q is in: %d of 5 overall", r.By, c.Title, r.Overall),
 			"economy", map[string]any{"type": "contract_move", "contractId": c.ID, "move": rules.Review, "status": string(c.Status)}); err != nil {
 			return err
 		}

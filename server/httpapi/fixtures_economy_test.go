@@ -32,7 +32,7 @@ func fullContract() *switchboardv1.Contract {
 			InstanceUrl: proto.String("https://peer.example.com")},
 		TaskType: "research", Title: "Market scan & \"summary\"", Scope: []string{"Five competitors", "One-page summary"},
 		PriceCents: 125000, FeeCents: 12500, Currency: "EUR", DueAt: tsContractDue, Status: "closed",
-		PaymentHoldStatus: "captured", RefundedCents: 50000, ProviderEarnedCents: 67500, Role: "client",
+		PaymentHoldStatus: "captured", RefundedCents: 50000, ProviderEarnedCents: 67500, Role: proto.String("client"),
 		OriginContractId: proto.String("ckx3c0t9z0009qzrmpeercnt9"), DisputeReason: proto.String("Only three competitors <delivered>"),
 		DisputeOutcome: proto.String("split"), ProviderPercent: proto.Int32(60), DeliveredAt: tsContractDone,
 		ClosedAt: tsContractClosed, ReviewWindowEndsAt: tsReviewWindowEnds, CreatedAt: tsCreated, UpdatedAt: tsUsed,
@@ -46,7 +46,7 @@ func sparseContract() *switchboardv1.Contract {
 		Id: "ckx3c0t2b0001qzrmcontrct2", Client: &switchboardv1.ContractParty{Name: "Ann Lee"},
 		Provider: &switchboardv1.ContractParty{UserId: proto.String("ckx2u0s2b0001qzrmuserbbbb2"), Name: "Bob Ray"},
 		TaskType: "writing", Title: "Notes", PriceCents: 1000, FeeCents: 100, Currency: "USD", Status: "offered",
-		PaymentHoldStatus: "held", Role: "provider", CreatedAt: tsCreated, UpdatedAt: tsCreated,
+		PaymentHoldStatus: "held", Role: proto.String("provider"), CreatedAt: tsCreated, UpdatedAt: tsCreated,
 	}
 }
 
@@ -54,7 +54,7 @@ func sparseContract() *switchboardv1.Contract {
 // no role.
 func adminContract() *switchboardv1.Contract {
 	c := sparseContract()
-	c.Id, c.Role, c.Status, c.PaymentHoldStatus = "ckx3c0t3c0002qzrmcontrct3", "", "disputed", "frozen"
+	c.Id, c.Role, c.Status, c.PaymentHoldStatus = "ckx3c0t3c0002qzrmcontrct3", nil, "disputed", "frozen"
 	c.ProjectId, c.ClientUserId = proto.String("ckx2p0r1a0000qzrmprojecta1"), proto.String("ckx2u0s1a0000qzrmuseraaaa1")
 	c.Client.UserId = c.ClientUserId
 	c.DisputeReason, c.DeliveredAt = proto.String("Late and incomplete"), tsContractDone
@@ -158,7 +158,7 @@ func economyLists() []fixture {
 		single("SetReviewVisibilityResponse", "hidden", &switchboardv1.SetReviewVisibilityResponse{Review: sparseContractReview()}),
 		single("FindProvidersResponse", "full", &switchboardv1.FindProvidersResponse{Providers: []*switchboardv1.ProviderMatch{
 			{Provider: &switchboardv1.ContractParty{UserId: proto.String("ckx2u0s2b0001qzrmuserbbbb2"), Name: "Bob Ray"},
-				CapabilityId: "ckx2v0c1a0000qzrmcapablty1", TaskType: "research", PriceCents: 9000, Currency: "USD",
+				CapabilityId: "ckx2v0c1a0000qzrmcapablty1", TaskType: "research", PriceCents: proto.Int32(9000), Currency: proto.String("USD"),
 				PricingModel: "flat", Score: 0.8125, PriceFit: 0.25},
 			// A peer publishes no price: its fit is neutral.
 			{Provider: &switchboardv1.ContractParty{ConnectionId: proto.String("ckx2c0n1a0000qzrmconnectn1"), Name: "Pat \"Q\" <Ríos>",

@@ -1,6 +1,7 @@
 package throughtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -105,6 +107,14 @@ func TestEngagementOnOneInstance(t *testing.T) {
 	}
 	if got := sums(t, f.ledger(t, f.ann)); got["hold"] != -12345 || len(got) != 1 {
 		t.Fatalf("the client's ledger after hiring: %v", got)
+	}
+	// The provider's open streams hear of the offer at once (new_message).
+	heard := false
+	for _, ev := range f.s.DB.StreamEvent.Query().Where(streamevent.UserID(f.bob.ID)).AllX(context.Background()) {
+		heard = heard || (bytes.Contains(ev.Payload, []byte("new_message")) && bytes.Contains(ev.Payload, []byte("approve the offer")))
+	}
+	if !heard {
+		t.Fatal("the offer's comms message emitted no new_message to the provider's streams")
 	}
 	// The provider sees it as provider; a third account does not see it.
 	if got := jsonObj(t, f.contract(t, f.bob, id), "contract"); got["role"] != "provider" || got["status"] != "offered" {
@@ -292,7 +302,7 @@ func TestDisputeSplit(t *testing.T) {
 	done := jsonObj(t, wantOK(t, f.boss.Session.Do(http.MethodPost, "/api/admin/disputes/"+id,
 		map[string]any{"outcome": "split", "providerPercent": 70}), http.StatusOK), "contract")
 	// 70 percent of 12345 is 8641 (rounded down); fee ceil(864.1) = 865.
-	if done["status"] != "closed" || done["providerEarnedCents"] != float64(7776) || done["refundedCents"] != float64(3704) ||
+	if done["status"] != "closed" || done["providerEarnedCents"] != float64(7776) || done["refundedCents"] != float64(3704) || done["feeCents"] != float64(865) ||
 		done["disputeOutcome"] != "split" || done["providerPercent"] != float64(70) {
 		t.Fatalf("split 70/30: %v", done)
 	}

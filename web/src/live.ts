@@ -88,23 +88,23 @@ export class Live extends EventTarget {
 
 export const live = new Live();
 
-// metadataType is the comms type of a chat message (agent_execution_started,
-// task_completed, …), or "" when its metadata has none.
-export function metadataOf(m: ChatMessage): { type: string; queueItemId: string } {
-  if (!m.metadata) return { type: "", queueItemId: "" };
+// metadataOf reads a chat message's metadata: its comms type
+// (agent_execution_started, task_completed, contract_move, …), the queue item
+// and the engagement contract it is about; "" for what it does not name.
+export function metadataOf(m: ChatMessage): { type: string; queueItemId: string; contractId: string } {
+  const none = { type: "", queueItemId: "", contractId: "" };
+  if (!m.metadata) return none;
   try {
     const v = JSON.parse(m.metadata) as unknown;
     if (v && typeof v === "object") {
       const o = v as Record<string, unknown>;
-      return {
-        type: typeof o.type === "string" ? o.type : "",
-        queueItemId: typeof o.queueItemId === "string" ? o.queueItemId : "",
-      };
+      const text = (k: string) => (typeof o[k] === "string" ? (o[k] as string) : "");
+      return { type: text("type"), queueItemId: text("queueItemId"), contractId: text("contractId") };
     }
   } catch {
     // Metadata stored as given over REST may not be JSON.
   }
-  return { type: "", queueItemId: "" };
+  return none;
 }
 
 // The agent-activity filter (RULINGS "Shared chat and events").

@@ -13,6 +13,7 @@ import { assistantView } from "./views/assistant";
 import { boardView } from "./views/board";
 import { chatView } from "./views/chat";
 import { contactsView } from "./views/contacts";
+import { engagementsView } from "./views/engagements";
 import { inviteView } from "./views/invite";
 import { loginView, type LoggedIn } from "./views/login";
 import { networkView } from "./views/network";
@@ -33,6 +34,7 @@ const tabs = [
   { id: "board", title: "Board" },
   { id: "projects", title: "Projects" },
   { id: "teams", title: "Teams" },
+  { id: "engagements", title: "Engagements" },
   { id: "contacts", title: "Contacts" },
   { id: "assistant", title: "Assistant" },
   { id: "chat", title: "Chat" },
@@ -308,6 +310,9 @@ function route(): void {
     case "board":
       current = boardView(r.params);
       break;
+    case "engagements":
+      current = engagementsView(r.params, r.id);
+      break;
     case "contacts":
       current = contactsView(r.params, r.id);
       break;
@@ -318,7 +323,7 @@ function route(): void {
       current = r.id && r.sub === "profile" ? teamProfileView(r.id) : teamsView(who, r.id);
       break;
     case "profile":
-      current = profileView(r.id ?? "");
+      current = profileView(r.id ?? "", who);
       break;
     case "invite":
       current = inviteView(r.id ?? "");

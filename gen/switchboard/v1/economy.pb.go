@@ -120,8 +120,8 @@ type Contract struct {
 	RefundedCents     int32  `protobuf:"varint,15,opt,name=refunded_cents,json=refundedCents,proto3" json:"refunded_cents,omitempty"`
 	// What the provider was credited (after the fee), once paid.
 	ProviderEarnedCents int32 `protobuf:"varint,16,opt,name=provider_earned_cents,json=providerEarnedCents,proto3" json:"provider_earned_cents,omitempty"`
-	// The caller's side.
-	Role string `protobuf:"bytes,17,opt,name=role,proto3" json:"role,omitempty"`
+	// The caller's side; absent in the admin's view of a dispute.
+	Role *string `protobuf:"bytes,17,opt,name=role,proto3,oneof" json:"role,omitempty"`
 	// The other instance's id of this contract, when the sides are on two.
 	OriginContractId *string                `protobuf:"bytes,18,opt,name=origin_contract_id,json=originContractId,proto3,oneof" json:"origin_contract_id,omitempty"`
 	DisputeReason    *string                `protobuf:"bytes,19,opt,name=dispute_reason,json=disputeReason,proto3,oneof" json:"dispute_reason,omitempty"`
@@ -280,8 +280,8 @@ func (x *Contract) GetProviderEarnedCents() int32 {
 }
 
 func (x *Contract) GetRole() string {
-	if x != nil {
-		return x.Role
+	if x != nil && x.Role != nil {
+		return *x.Role
 	}
 	return ""
 }
@@ -2598,9 +2598,10 @@ type ProviderMatch struct {
 	Provider     *ContractParty         `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
 	CapabilityId string                 `protobuf:"bytes,2,opt,name=capability_id,json=capabilityId,proto3" json:"capability_id,omitempty"`
 	TaskType     string                 `protobuf:"bytes,3,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
-	PriceCents   int32                  `protobuf:"varint,4,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
-	Currency     string                 `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
-	PricingModel string                 `protobuf:"bytes,6,opt,name=pricing_model,json=pricingModel,proto3" json:"pricing_model,omitempty"`
+	// The declared price; absent for a peer, which publishes none.
+	PriceCents   *int32  `protobuf:"varint,4,opt,name=price_cents,json=priceCents,proto3,oneof" json:"price_cents,omitempty"`
+	Currency     *string `protobuf:"bytes,5,opt,name=currency,proto3,oneof" json:"currency,omitempty"`
+	PricingModel string  `protobuf:"bytes,6,opt,name=pricing_model,json=pricingModel,proto3" json:"pricing_model,omitempty"`
 	// 0 to 1: route_task's score with price fit.
 	Score         float64 `protobuf:"fixed64,7,opt,name=score,proto3" json:"score,omitempty"`
 	PriceFit      float64 `protobuf:"fixed64,8,opt,name=price_fit,json=priceFit,proto3" json:"price_fit,omitempty"`
@@ -2660,15 +2661,15 @@ func (x *ProviderMatch) GetTaskType() string {
 }
 
 func (x *ProviderMatch) GetPriceCents() int32 {
-	if x != nil {
-		return x.PriceCents
+	if x != nil && x.PriceCents != nil {
+		return *x.PriceCents
 	}
 	return 0
 }
 
 func (x *ProviderMatch) GetCurrency() string {
-	if x != nil {
-		return x.Currency
+	if x != nil && x.Currency != nil {
+		return *x.Currency
 	}
 	return ""
 }
@@ -4183,7 +4184,7 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\n" +
 	"\b_user_idB\x10\n" +
 	"\x0e_connection_idB\x0f\n" +
-	"\r_instance_url\"\x86\v\n" +
+	"\r_instance_url\"\x94\v\n" +
 	"\bContract\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\"\n" +
 	"\n" +
@@ -4203,22 +4204,24 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x06status\x18\r \x01(\tB\x13\xba\xf5\x18\x0fcontract_statusR\x06status\x12H\n" +
 	"\x13payment_hold_status\x18\x0e \x01(\tB\x18\xba\xf5\x18\x14contract_hold_statusR\x11paymentHoldStatus\x12%\n" +
 	"\x0erefunded_cents\x18\x0f \x01(\x05R\rrefundedCents\x122\n" +
-	"\x15provider_earned_cents\x18\x10 \x01(\x05R\x13providerEarnedCents\x12%\n" +
-	"\x04role\x18\x11 \x01(\tB\x11\xba\xf5\x18\rcontract_roleR\x04role\x121\n" +
-	"\x12origin_contract_id\x18\x12 \x01(\tH\x03R\x10originContractId\x88\x01\x01\x12*\n" +
-	"\x0edispute_reason\x18\x13 \x01(\tH\x04R\rdisputeReason\x88\x01\x01\x12A\n" +
-	"\x0fdispute_outcome\x18\x14 \x01(\tB\x13\xba\xf5\x18\x0fdispute_outcomeH\x05R\x0edisputeOutcome\x88\x01\x01\x12.\n" +
-	"\x10provider_percent\x18\x15 \x01(\x05H\x06R\x0fproviderPercent\x88\x01\x01\x12B\n" +
-	"\fdelivered_at\x18\x16 \x01(\v2\x1a.google.protobuf.TimestampH\aR\vdeliveredAt\x88\x01\x01\x12<\n" +
-	"\tclosed_at\x18\x17 \x01(\v2\x1a.google.protobuf.TimestampH\bR\bclosedAt\x88\x01\x01\x12R\n" +
-	"\x15review_window_ends_at\x18\x18 \x01(\v2\x1a.google.protobuf.TimestampH\tR\x12reviewWindowEndsAt\x88\x01\x01\x129\n" +
+	"\x15provider_earned_cents\x18\x10 \x01(\x05R\x13providerEarnedCents\x12*\n" +
+	"\x04role\x18\x11 \x01(\tB\x11\xba\xf5\x18\rcontract_roleH\x03R\x04role\x88\x01\x01\x121\n" +
+	"\x12origin_contract_id\x18\x12 \x01(\tH\x04R\x10originContractId\x88\x01\x01\x12*\n" +
+	"\x0edispute_reason\x18\x13 \x01(\tH\x05R\rdisputeReason\x88\x01\x01\x12A\n" +
+	"\x0fdispute_outcome\x18\x14 \x01(\tB\x13\xba\xf5\x18\x0fdispute_outcomeH\x06R\x0edisputeOutcome\x88\x01\x01\x12.\n" +
+	"\x10provider_percent\x18\x15 \x01(\x05H\aR\x0fproviderPercent\x88\x01\x01\x12B\n" +
+	"\fdelivered_at\x18\x16 \x01(\v2\x1a.google.protobuf.TimestampH\bR\vdeliveredAt\x88\x01\x01\x12<\n" +
+	"\tclosed_at\x18\x17 \x01(\v2\x1a.google.protobuf.TimestampH\tR\bclosedAt\x88\x01\x01\x12R\n" +
+	"\x15review_window_ends_at\x18\x18 \x01(\v2\x1a.google.protobuf.TimestampH\n" +
+	"R\x12reviewWindowEndsAt\x88\x01\x01\x129\n" +
 	"\n" +
 	"created_at\x18\x19 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x1a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\r\n" +
 	"\v_project_idB\x11\n" +
 	"\x0f_client_user_idB\t\n" +
-	"\a_due_atB\x15\n" +
+	"\a_due_atB\a\n" +
+	"\x05_roleB\x15\n" +
 	"\x13_origin_contract_idB\x11\n" +
 	"\x0f_dispute_reasonB\x12\n" +
 	"\x10_dispute_outcomeB\x13\n" +
@@ -4399,17 +4402,19 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\ttask_type\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01R\btaskType\x12&\n" +
 	"\x06skills\x18\x02 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10\x14\"\x04r\x02\x18dR\x06skills\x12/\n" +
 	"\x0fmax_price_cents\x18\x03 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\rmaxPriceCents\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\x05R\x05limit\"\xa1\x02\n" +
+	"\x05limit\x18\x04 \x01(\x05R\x05limit\"\xc8\x02\n" +
 	"\rProviderMatch\x129\n" +
 	"\bprovider\x18\x01 \x01(\v2\x1d.switchboard.v1.ContractPartyR\bprovider\x12#\n" +
 	"\rcapability_id\x18\x02 \x01(\tR\fcapabilityId\x12\x1b\n" +
-	"\ttask_type\x18\x03 \x01(\tR\btaskType\x12\x1f\n" +
-	"\vprice_cents\x18\x04 \x01(\x05R\n" +
-	"priceCents\x12\x1a\n" +
-	"\bcurrency\x18\x05 \x01(\tR\bcurrency\x12#\n" +
+	"\ttask_type\x18\x03 \x01(\tR\btaskType\x12$\n" +
+	"\vprice_cents\x18\x04 \x01(\x05H\x00R\n" +
+	"priceCents\x88\x01\x01\x12\x1f\n" +
+	"\bcurrency\x18\x05 \x01(\tH\x01R\bcurrency\x88\x01\x01\x12#\n" +
 	"\rpricing_model\x18\x06 \x01(\tR\fpricingModel\x12\x14\n" +
 	"\x05score\x18\a \x01(\x01R\x05score\x12\x1b\n" +
-	"\tprice_fit\x18\b \x01(\x01R\bpriceFit\"T\n" +
+	"\tprice_fit\x18\b \x01(\x01R\bpriceFitB\x0e\n" +
+	"\f_price_centsB\v\n" +
+	"\t_currency\"T\n" +
 	"\x15FindProvidersResponse\x12;\n" +
 	"\tproviders\x18\x01 \x03(\v2\x1d.switchboard.v1.ProviderMatchR\tproviders\"H\n" +
 	"\x18ListEconomyLedgerRequest\x12\x14\n" +
@@ -4804,6 +4809,7 @@ func file_switchboard_v1_economy_proto_init() {
 	file_switchboard_v1_economy_proto_msgTypes[14].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[31].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[38].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[42].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[50].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[51].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[53].OneofWrappers = []any{}

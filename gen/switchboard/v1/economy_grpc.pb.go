@@ -50,7 +50,7 @@ const (
 // ledger, and the two sides work through its moves. A session or a key with
 // the scope "network" may call; a contract the caller is not a side of is
 // 404, a move the caller's side may not make 403, a move its state does not
-// allow 409.
+// allow 400 (failed_precondition).
 type EconomyServiceClient interface {
 	// HireProvider makes, in one unit of work, the engagement project, the
 	// contract, the hold of its price and the task sent to the provider.
@@ -312,7 +312,7 @@ func (c *economyServiceClient) ListEconomyLedger(ctx context.Context, in *ListEc
 // ledger, and the two sides work through its moves. A session or a key with
 // the scope "network" may call; a contract the caller is not a side of is
 // 404, a move the caller's side may not make 403, a move its state does not
-// allow 409.
+// allow 400 (failed_precondition).
 type EconomyServiceServer interface {
 	// HireProvider makes, in one unit of work, the engagement project, the
 	// contract, the hold of its price and the task sent to the provider.

@@ -304,9 +304,12 @@ func (x *Service) ReviewContract(ctx context.Context, req *switchboardv1.ReviewC
 	}
 	sc := economy.Scores{Overall: int(req.GetOverall()), Communication: int(req.GetCommunication()), Quality: int(req.GetQuality()),
 		Timeliness: int(req.GetTimeliness()), Text: strings.TrimSpace(req.GetText())}
-	for name, v := range map[string]int{"overall": sc.Overall, "communication": sc.Communication, "quality": sc.Quality, "timeliness": sc.Timeliness} {
-		if v < 1 || v > 5 {
-			return nil, apperr.Invalid("%s is required: a score from 1 to 5", name)
+	for _, score := range []struct {
+		name string
+		v    int
+	}{{"overall", sc.Overall}, {"communication", sc.Communication}, {"quality", sc.Quality}, {"timeliness", sc.Timeliness}} {
+		if score.v < 1 || score.v > 5 {
+			return nil, apperr.Invalid("%s is required: a score from 1 to 5", score.name)
 		}
 	}
 	var side string

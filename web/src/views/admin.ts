@@ -1,13 +1,15 @@
 // Admin: what this instance's admin oversees beyond their own work: the
-// store listings waiting for review and the federation audit log. The tab
+// task economy's open disputes, the store listings waiting for review and
+// the federation audit log. The tab
 // shows only for the admin (main.ts); a member who opens it anyway is
 // answered permission denied by each section's server call.
 import { h } from "../dom";
 import type { View } from "../ui";
+import { disputesSection } from "./disputes";
 import { federationAuditSection } from "./federationAudit";
 import { listingReviewsSection } from "./listingReviews";
 
 export function adminView(): View {
-  const el = h("div", { class: "view admin" }, h("h1", null, "Admin"), listingReviewsSection(), federationAuditSection());
+  const el = h("div", { class: "view admin" }, h("h1", null, "Admin"), disputesSection(), listingReviewsSection(), federationAuditSection());
   return { el, unmount() {} };
 }

@@ -5,6 +5,7 @@
 // avatar, bio, what they offer as a provider (capabilities), their standing
 // in the task economy (document 2's reputation score and average rating;
 // "No reviews yet" before any review), and their public teams and projects.
+// Another signed-in user may hire them from it (hire.ts).
 import { api, isNotFound } from "../api";
 import { h } from "../dom";
 import type { GetProfileResponse, GetTeamProfileResponse, ProfileProject, ProfileTeam } from "../gen/switchboard/v1/profiles_pb";
@@ -12,6 +13,8 @@ import type { ProviderCapability } from "../gen/switchboard/v1/network_exchange_
 import type { UserReputation } from "../gen/switchboard/v1/store_review_pb";
 import { Region, chip, emptyState, facts, type View } from "../ui";
 import { termLabel } from "../vocabulary";
+import { hireButton } from "./hire";
+import type { LoggedIn } from "./login";
 
 // An avatar is shown only from where the page's policy lets images come
 // (this server, or a data: image); any other is left to the initials.
@@ -90,14 +93,29 @@ function section(id: string, title: string, body: HTMLElement): HTMLElement {
   return h("section", { class: "panel", "aria-labelledby": id }, h("h2", { id }, title), body);
 }
 
-function userProfile(p: GetProfileResponse): HTMLElement[] {
+// hire is the Hire button and its form's place, for a signed-in user on
+// someone else's page; the task type of their first capability comes chosen.
+function hire(p: GetProfileResponse, who: LoggedIn | null): [HTMLElement | null, HTMLElement | null] {
+  if (!who || who.username === p.username) return [null, null];
+  const slot = h("div", { class: "hire-slot" });
+  const first = p.capabilities[0];
+  const button = hireButton({ userId: p.id, name: p.name || p.username }, { taskType: first?.taskType }, slot, {
+    "aria-label": `Hire ${p.name || p.username}`,
+  });
+  return [h("div", { class: "profile-actions" }, button), slot];
+}
+
+function userProfile(p: GetProfileResponse, who: LoggedIn | null): HTMLElement[] {
+  const [hireAction, hireSlot] = hire(p, who);
   return [
     h(
       "div",
       { class: "profile-head" },
       avatar(p.avatar, p.name),
       h("div", null, h("h1", { id: "profile-title", tabindex: -1 }, p.name || p.username), h("p", { class: "muted profile-username" }, `@${p.username}`)),
+      hireAction,
     ),
+    ...(hireSlot ? [hireSlot] : []),
     p.bio ? h("p", { class: "profile-bio" }, p.bio) : h("p", { class: "muted profile-bio" }, "No bio yet."),
     section(
       "profile-capabilities",
@@ -159,9 +177,9 @@ function profilePage(title: string, load: () => Promise<HTMLElement[]>): View {
   return { el: h("div", { class: "view profile" }, region.el), unmount: () => {} };
 }
 
-// profileView is a user's page.
-export function profileView(userId: string): View {
-  return profilePage("Profile", async () => userProfile(await api.profiles.getProfile({ userId })));
+// profileView is a user's page; who is the signed-in reader (null signed out).
+export function profileView(userId: string, who: LoggedIn | null = null): View {
+  return profilePage("Profile", async () => userProfile(await api.profiles.getProfile({ userId }), who));
 }
 
 // teamProfileView is a team's page.

@@ -11,6 +11,7 @@ import { h, replace, uid } from "../dom";
 import type { NetworkConnection } from "../gen/switchboard/v1/network_pb";
 import type { Project } from "../gen/switchboard/v1/projects_pb";
 import type { GetTeamResponse, Team, TeamInvite, TeamMember, TeamSubscription } from "../gen/switchboard/v1/teams_pb";
+import { centsText } from "../money";
 import { announce } from "../refresh";
 import { Region, act, chip, confirmStep, copyButton, emptyState, facts, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
 import { termLabel, terms } from "../vocabulary";
@@ -21,19 +22,10 @@ import { activeConnections, hostOf, peerLabel, remoteLabel, targetPicker } from 
 
 const pageSize = 20;
 
-// monthly is an amount in cents as people read it.
-function monthly(cents: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency: currency || "USD" }).format(cents / 100);
-  } catch {
-    return `${(cents / 100).toFixed(2)} ${currency}`;
-  }
-}
-
 // outOfSeatsText words a seat's 402: the plan the server quotes covers the
 // seats asked for.
 export function outOfSeatsText(q: { plan: string; amountCents: number; currency: string }): string {
-  return `Your team is out of seats: the ${termLabel("team_plan", q.plan)} plan (${monthly(q.amountCents, q.currency)} a month) covers them`;
+  return `Your team is out of seats: the ${termLabel("team_plan", q.plan)} plan (${centsText(q.amountCents, q.currency)} a month) covers them`;
 }
 
 // outOfSeats is that refusal in the team's detail: for the owner, with a
@@ -92,7 +84,7 @@ function subscriptionPanel(team: Team, sub: TeamSubscription | undefined, change
         ["Plan", termLabel("team_plan", sub.plan)],
         ["Status", status],
         ["Seats", `${team.memberCount} of ${sub.seats} used`],
-        ["Price", `${monthly(sub.amountCents, sub.currency)} a month`],
+        ["Price", `${centsText(sub.amountCents, sub.currency)} a month`],
         ["Next renewal", sub.status === SubscriptionStatus.Canceled ? null : timeOf(sub.currentPeriodEnd)],
       ])
     : h(
