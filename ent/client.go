@@ -41,6 +41,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/job"
+	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -133,6 +134,8 @@ type Client struct {
 	IdempotencyRecord *IdempotencyRecordClient
 	// Job is the client for interacting with the Job builders.
 	Job *JobClient
+	// JobApplication is the client for interacting with the JobApplication builders.
+	JobApplication *JobApplicationClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
@@ -232,6 +235,7 @@ func (c *Client) init() {
 	c.FederationMembership = NewFederationMembershipClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
 	c.Job = NewJobClient(c.config)
+	c.JobApplication = NewJobApplicationClient(c.config)
 	c.LedgerEntry = NewLedgerEntryClient(c.config)
 	c.MemoryEntry = NewMemoryEntryClient(c.config)
 	c.NetworkConnection = NewNetworkConnectionClient(c.config)
@@ -381,6 +385,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		FederationMembership: NewFederationMembershipClient(cfg),
 		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
 		Job:                  NewJobClient(cfg),
+		JobApplication:       NewJobApplicationClient(cfg),
 		LedgerEntry:          NewLedgerEntryClient(cfg),
 		MemoryEntry:          NewMemoryEntryClient(cfg),
 		NetworkConnection:    NewNetworkConnectionClient(cfg),
@@ -457,6 +462,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		FederationMembership: NewFederationMembershipClient(cfg),
 		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
 		Job:                  NewJobClient(cfg),
+		JobApplication:       NewJobApplicationClient(cfg),
 		LedgerEntry:          NewLedgerEntryClient(cfg),
 		MemoryEntry:          NewMemoryEntryClient(cfg),
 		NetworkConnection:    NewNetworkConnectionClient(cfg),
@@ -522,10 +528,10 @@ func (c *Client) Use(hooks ...Hook) {
 		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract,
 		c.ContractAmendment, c.ContractEntry, c.ContractReview, c.DeveloperKey,
 		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
-		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
-		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
-		c.Notification, c.PaymentHold, c.PeerPattern, c.Project, c.ProjectInvite,
-		c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
+		c.FederationMembership, c.IdempotencyRecord, c.Job, c.JobApplication,
+		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
+		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.Project,
+		c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
 		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
 		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
@@ -544,10 +550,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract,
 		c.ContractAmendment, c.ContractEntry, c.ContractReview, c.DeveloperKey,
 		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
-		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
-		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
-		c.Notification, c.PaymentHold, c.PeerPattern, c.Project, c.ProjectInvite,
-		c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
+		c.FederationMembership, c.IdempotencyRecord, c.Job, c.JobApplication,
+		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
+		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.Project,
+		c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
 		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
 		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
@@ -612,6 +618,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.IdempotencyRecord.mutate(ctx, m)
 	case *JobMutation:
 		return c.Job.mutate(ctx, m)
+	case *JobApplicationMutation:
+		return c.JobApplication.mutate(ctx, m)
 	case *LedgerEntryMutation:
 		return c.LedgerEntry.mutate(ctx, m)
 	case *MemoryEntryMutation:
@@ -4704,6 +4712,22 @@ func (c *JobClient) QueryUser(_m *Job) *UserQuery {
 	return query
 }
 
+// QueryApplications queries the applications edge of a Job.
+func (c *JobClient) QueryApplications(_m *Job) *JobApplicationQuery {
+	query := (&JobApplicationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(job.Table, job.FieldID, id),
+			sqlgraph.To(jobapplication.Table, jobapplication.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, job.ApplicationsTable, job.ApplicationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *JobClient) Hooks() []Hook {
 	return c.hooks.Job
@@ -4726,6 +4750,155 @@ func (c *JobClient) mutate(ctx context.Context, m *JobMutation) (Value, error) {
 		return (&JobDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Job mutation op: %q", m.Op())
+	}
+}
+
+// JobApplicationClient is a client for the JobApplication schema.
+type JobApplicationClient struct {
+	config
+}
+
+// NewJobApplicationClient returns a client for the JobApplication from the given config.
+func NewJobApplicationClient(c config) *JobApplicationClient {
+	return &JobApplicationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `jobapplication.Hooks(f(g(h())))`.
+func (c *JobApplicationClient) Use(hooks ...Hook) {
+	c.hooks.JobApplication = append(c.hooks.JobApplication, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `jobapplication.Intercept(f(g(h())))`.
+func (c *JobApplicationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.JobApplication = append(c.inters.JobApplication, interceptors...)
+}
+
+// Create returns a builder for creating a JobApplication entity.
+func (c *JobApplicationClient) Create() *JobApplicationCreate {
+	mutation := newJobApplicationMutation(c.config, OpCreate)
+	return &JobApplicationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of JobApplication entities.
+func (c *JobApplicationClient) CreateBulk(builders ...*JobApplicationCreate) *JobApplicationCreateBulk {
+	return &JobApplicationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *JobApplicationClient) MapCreateBulk(slice any, setFunc func(*JobApplicationCreate, int)) *JobApplicationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &JobApplicationCreateBulk{err: fmt.Errorf("calling to JobApplicationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*JobApplicationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &JobApplicationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for JobApplication.
+func (c *JobApplicationClient) Update() *JobApplicationUpdate {
+	mutation := newJobApplicationMutation(c.config, OpUpdate)
+	return &JobApplicationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *JobApplicationClient) UpdateOne(_m *JobApplication) *JobApplicationUpdateOne {
+	mutation := newJobApplicationMutation(c.config, OpUpdateOne, withJobApplication(_m))
+	return &JobApplicationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *JobApplicationClient) UpdateOneID(id string) *JobApplicationUpdateOne {
+	mutation := newJobApplicationMutation(c.config, OpUpdateOne, withJobApplicationID(id))
+	return &JobApplicationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for JobApplication.
+func (c *JobApplicationClient) Delete() *JobApplicationDelete {
+	mutation := newJobApplicationMutation(c.config, OpDelete)
+	return &JobApplicationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *JobApplicationClient) DeleteOne(_m *JobApplication) *JobApplicationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *JobApplicationClient) DeleteOneID(id string) *JobApplicationDeleteOne {
+	builder := c.Delete().Where(jobapplication.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &JobApplicationDeleteOne{builder}
+}
+
+// Query returns a query builder for JobApplication.
+func (c *JobApplicationClient) Query() *JobApplicationQuery {
+	return &JobApplicationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeJobApplication},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a JobApplication entity by its id.
+func (c *JobApplicationClient) Get(ctx context.Context, id string) (*JobApplication, error) {
+	return c.Query().Where(jobapplication.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *JobApplicationClient) GetX(ctx context.Context, id string) *JobApplication {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryJob queries the job edge of a JobApplication.
+func (c *JobApplicationClient) QueryJob(_m *JobApplication) *JobQuery {
+	query := (&JobClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(jobapplication.Table, jobapplication.FieldID, id),
+			sqlgraph.To(job.Table, job.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, jobapplication.JobTable, jobapplication.JobColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *JobApplicationClient) Hooks() []Hook {
+	return c.hooks.JobApplication
+}
+
+// Interceptors returns the client interceptors.
+func (c *JobApplicationClient) Interceptors() []Interceptor {
+	return c.inters.JobApplication
+}
+
+func (c *JobApplicationClient) mutate(ctx context.Context, m *JobApplicationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&JobApplicationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&JobApplicationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&JobApplicationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&JobApplicationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown JobApplication mutation op: %q", m.Op())
 	}
 }
 
@@ -9996,12 +10169,13 @@ type (
 		ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
 		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
-		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
-		NetworkPreference, NetworkSetting, Notification, PaymentHold, PeerPattern,
-		Project, ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
-		RemovedPeerToken, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
-		StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite, TeamMember,
-		TeamSubscription, User, UserReputation, WebhookDelivery, WorkPattern []ent.Hook
+		IdempotencyRecord, Job, JobApplication, LedgerEntry, MemoryEntry,
+		NetworkConnection, NetworkPreference, NetworkSetting, Notification,
+		PaymentHold, PeerPattern, Project, ProjectInvite, ProjectMember,
+		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
+		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
+		UserReputation, WebhookDelivery, WorkPattern []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
@@ -10009,13 +10183,13 @@ type (
 		ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
 		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
-		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
-		NetworkPreference, NetworkSetting, Notification, PaymentHold, PeerPattern,
-		Project, ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
-		RemovedPeerToken, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
-		StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite, TeamMember,
-		TeamSubscription, User, UserReputation, WebhookDelivery,
-		WorkPattern []ent.Interceptor
+		IdempotencyRecord, Job, JobApplication, LedgerEntry, MemoryEntry,
+		NetworkConnection, NetworkPreference, NetworkSetting, Notification,
+		PaymentHold, PeerPattern, Project, ProjectInvite, ProjectMember,
+		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
+		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
+		UserReputation, WebhookDelivery, WorkPattern []ent.Interceptor
 	}
 )
 

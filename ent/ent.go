@@ -38,6 +38,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/job"
+	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -155,6 +156,7 @@ func checkColumn(t, c string) error {
 			federationmembership.Table: federationmembership.ValidColumn,
 			idempotencyrecord.Table:    idempotencyrecord.ValidColumn,
 			job.Table:                  job.ValidColumn,
+			jobapplication.Table:       jobapplication.ValidColumn,
 			ledgerentry.Table:          ledgerentry.ValidColumn,
 			memoryentry.Table:          memoryentry.ValidColumn,
 			networkconnection.Table:    networkconnection.ValidColumn,

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // Job is the model entity for the Job schema.
@@ -57,6 +58,16 @@ type Job struct {
 	FromInstanceURL *string `json:"from_instance_url,omitempty"`
 	// ClosedAt holds the value of the "closed_at" field.
 	ClosedAt *time.Time `json:"closed_at,omitempty"`
+	// Mode holds the value of the "mode" field.
+	Mode job.Mode `json:"mode,omitempty"`
+	// ClosesAt holds the value of the "closes_at" field.
+	ClosesAt *time.Time `json:"closes_at,omitempty"`
+	// MaxPriceCents holds the value of the "max_price_cents" field.
+	MaxPriceCents *money.Cents `json:"max_price_cents,omitempty"`
+	// AwardedApplicationID holds the value of the "awarded_application_id" field.
+	AwardedApplicationID *string `json:"awarded_application_id,omitempty"`
+	// ContractID holds the value of the "contract_id" field.
+	ContractID *string `json:"contract_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the JobQuery when eager-loading is set.
 	Edges        JobEdges `json:"edges"`
@@ -67,9 +78,11 @@ type Job struct {
 type JobEdges struct {
 	// User holds the value of the user edge.
 	User *User `json:"user,omitempty"`
+	// Applications holds the value of the applications edge.
+	Applications []*JobApplication `json:"applications,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // UserOrErr returns the User value or an error if the edge
@@ -83,6 +96,15 @@ func (e JobEdges) UserOrErr() (*User, error) {
 	return nil, &NotLoadedError{edge: "user"}
 }
 
+// ApplicationsOrErr returns the Applications value or an error if the edge
+// was not loaded in eager-loading.
+func (e JobEdges) ApplicationsOrErr() ([]*JobApplication, error) {
+	if e.loadedTypes[1] {
+		return e.Applications, nil
+	}
+	return nil, &NotLoadedError{edge: "applications"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*Job) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -92,9 +114,11 @@ func (*Job) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case job.FieldEstimatedHours:
 			values[i] = new(sql.NullFloat64)
-		case job.FieldID, job.FieldUserID, job.FieldOrigin, job.FieldTitle, job.FieldDescription, job.FieldTaskType, job.FieldUrgency, job.FieldCompensation, job.FieldStatus, job.FieldConnectionID, job.FieldPeerJobID, job.FieldFromUserEmail, job.FieldFromUserName, job.FieldFromInstanceURL:
+		case job.FieldMaxPriceCents:
+			values[i] = new(sql.NullInt64)
+		case job.FieldID, job.FieldUserID, job.FieldOrigin, job.FieldTitle, job.FieldDescription, job.FieldTaskType, job.FieldUrgency, job.FieldCompensation, job.FieldStatus, job.FieldConnectionID, job.FieldPeerJobID, job.FieldFromUserEmail, job.FieldFromUserName, job.FieldFromInstanceURL, job.FieldMode, job.FieldAwardedApplicationID, job.FieldContractID:
 			values[i] = new(sql.NullString)
-		case job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldClosedAt:
+		case job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldClosedAt, job.FieldClosesAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -243,6 +267,40 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 				_m.ClosedAt = new(time.Time)
 				*_m.ClosedAt = value.Time
 			}
+		case job.FieldMode:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field mode", values[i])
+			} else if value.Valid {
+				_m.Mode = job.Mode(value.String)
+			}
+		case job.FieldClosesAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field closes_at", values[i])
+			} else if value.Valid {
+				_m.ClosesAt = new(time.Time)
+				*_m.ClosesAt = value.Time
+			}
+		case job.FieldMaxPriceCents:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field max_price_cents", values[i])
+			} else if value.Valid {
+				_m.MaxPriceCents = new(money.Cents)
+				*_m.MaxPriceCents = money.Cents(value.Int64)
+			}
+		case job.FieldAwardedApplicationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field awarded_application_id", values[i])
+			} else if value.Valid {
+				_m.AwardedApplicationID = new(string)
+				*_m.AwardedApplicationID = value.String
+			}
+		case job.FieldContractID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field contract_id", values[i])
+			} else if value.Valid {
+				_m.ContractID = new(string)
+				*_m.ContractID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -259,6 +317,11 @@ func (_m *Job) Value(name string) (ent.Value, error) {
 // QueryUser queries the "user" edge of the Job entity.
 func (_m *Job) QueryUser() *UserQuery {
 	return NewJobClient(_m.config).QueryUser(_m)
+}
+
+// QueryApplications queries the "applications" edge of the Job entity.
+func (_m *Job) QueryApplications() *JobApplicationQuery {
+	return NewJobClient(_m.config).QueryApplications(_m)
 }
 
 // Update returns a builder for updating this Job.
@@ -355,6 +418,29 @@ func (_m *Job) String() string {
 	if v := _m.ClosedAt; v != nil {
 		builder.WriteString("closed_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("mode=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Mode))
+	builder.WriteString(", ")
+	if v := _m.ClosesAt; v != nil {
+		builder.WriteString("closes_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.MaxPriceCents; v != nil {
+		builder.WriteString("max_price_cents=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.AwardedApplicationID; v != nil {
+		builder.WriteString("awarded_application_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ContractID; v != nil {
+		builder.WriteString("contract_id=")
+		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')
 	return builder.String()

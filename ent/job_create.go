@@ -13,7 +13,9 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/job"
+	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // JobCreate is the builder for creating a Job entity.
@@ -226,6 +228,76 @@ func (_c *JobCreate) SetNillableClosedAt(v *time.Time) *JobCreate {
 	return _c
 }
 
+// SetMode sets the "mode" field.
+func (_c *JobCreate) SetMode(v job.Mode) *JobCreate {
+	_c.mutation.SetMode(v)
+	return _c
+}
+
+// SetNillableMode sets the "mode" field if the given value is not nil.
+func (_c *JobCreate) SetNillableMode(v *job.Mode) *JobCreate {
+	if v != nil {
+		_c.SetMode(*v)
+	}
+	return _c
+}
+
+// SetClosesAt sets the "closes_at" field.
+func (_c *JobCreate) SetClosesAt(v time.Time) *JobCreate {
+	_c.mutation.SetClosesAt(v)
+	return _c
+}
+
+// SetNillableClosesAt sets the "closes_at" field if the given value is not nil.
+func (_c *JobCreate) SetNillableClosesAt(v *time.Time) *JobCreate {
+	if v != nil {
+		_c.SetClosesAt(*v)
+	}
+	return _c
+}
+
+// SetMaxPriceCents sets the "max_price_cents" field.
+func (_c *JobCreate) SetMaxPriceCents(v money.Cents) *JobCreate {
+	_c.mutation.SetMaxPriceCents(v)
+	return _c
+}
+
+// SetNillableMaxPriceCents sets the "max_price_cents" field if the given value is not nil.
+func (_c *JobCreate) SetNillableMaxPriceCents(v *money.Cents) *JobCreate {
+	if v != nil {
+		_c.SetMaxPriceCents(*v)
+	}
+	return _c
+}
+
+// SetAwardedApplicationID sets the "awarded_application_id" field.
+func (_c *JobCreate) SetAwardedApplicationID(v string) *JobCreate {
+	_c.mutation.SetAwardedApplicationID(v)
+	return _c
+}
+
+// SetNillableAwardedApplicationID sets the "awarded_application_id" field if the given value is not nil.
+func (_c *JobCreate) SetNillableAwardedApplicationID(v *string) *JobCreate {
+	if v != nil {
+		_c.SetAwardedApplicationID(*v)
+	}
+	return _c
+}
+
+// SetContractID sets the "contract_id" field.
+func (_c *JobCreate) SetContractID(v string) *JobCreate {
+	_c.mutation.SetContractID(v)
+	return _c
+}
+
+// SetNillableContractID sets the "contract_id" field if the given value is not nil.
+func (_c *JobCreate) SetNillableContractID(v *string) *JobCreate {
+	if v != nil {
+		_c.SetContractID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *JobCreate) SetID(v string) *JobCreate {
 	_c.mutation.SetID(v)
@@ -243,6 +315,21 @@ func (_c *JobCreate) SetNillableID(v *string) *JobCreate {
 // SetUser sets the "user" edge to the User entity.
 func (_c *JobCreate) SetUser(v *User) *JobCreate {
 	return _c.SetUserID(v.ID)
+}
+
+// AddApplicationIDs adds the "applications" edge to the JobApplication entity by IDs.
+func (_c *JobCreate) AddApplicationIDs(ids ...string) *JobCreate {
+	_c.mutation.AddApplicationIDs(ids...)
+	return _c
+}
+
+// AddApplications adds the "applications" edges to the JobApplication entity.
+func (_c *JobCreate) AddApplications(v ...*JobApplication) *JobCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddApplicationIDs(ids...)
 }
 
 // Mutation returns the JobMutation object of the builder.
@@ -291,6 +378,10 @@ func (_c *JobCreate) defaults() {
 	if _, ok := _c.mutation.Status(); !ok {
 		v := job.DefaultStatus
 		_c.mutation.SetStatus(v)
+	}
+	if _, ok := _c.mutation.Mode(); !ok {
+		v := job.DefaultMode
+		_c.mutation.SetMode(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := job.DefaultID()
@@ -345,6 +436,14 @@ func (_c *JobCreate) check() error {
 	if v, ok := _c.mutation.Status(); ok {
 		if err := job.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Job.status": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.Mode(); !ok {
+		return &ValidationError{Name: "mode", err: errors.New(`ent: missing required field "Job.mode"`)}
+	}
+	if v, ok := _c.mutation.Mode(); ok {
+		if err := job.ModeValidator(v); err != nil {
+			return &ValidationError{Name: "mode", err: fmt.Errorf(`ent: validator failed for field "Job.mode": %w`, err)}
 		}
 	}
 	if v, ok := _c.mutation.ID(); ok {
@@ -463,6 +562,26 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 		_spec.SetField(job.FieldClosedAt, field.TypeTime, value)
 		_node.ClosedAt = &value
 	}
+	if value, ok := _c.mutation.Mode(); ok {
+		_spec.SetField(job.FieldMode, field.TypeEnum, value)
+		_node.Mode = value
+	}
+	if value, ok := _c.mutation.ClosesAt(); ok {
+		_spec.SetField(job.FieldClosesAt, field.TypeTime, value)
+		_node.ClosesAt = &value
+	}
+	if value, ok := _c.mutation.MaxPriceCents(); ok {
+		_spec.SetField(job.FieldMaxPriceCents, field.TypeInt64, value)
+		_node.MaxPriceCents = &value
+	}
+	if value, ok := _c.mutation.AwardedApplicationID(); ok {
+		_spec.SetField(job.FieldAwardedApplicationID, field.TypeString, value)
+		_node.AwardedApplicationID = &value
+	}
+	if value, ok := _c.mutation.ContractID(); ok {
+		_spec.SetField(job.FieldContractID, field.TypeString, value)
+		_node.ContractID = &value
+	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -478,6 +597,22 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.UserID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ApplicationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   job.ApplicationsTable,
+			Columns: []string{job.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(jobapplication.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
@@ -787,6 +922,96 @@ func (u *JobUpsert) UpdateClosedAt() *JobUpsert {
 // ClearClosedAt clears the value of the "closed_at" field.
 func (u *JobUpsert) ClearClosedAt() *JobUpsert {
 	u.SetNull(job.FieldClosedAt)
+	return u
+}
+
+// SetMode sets the "mode" field.
+func (u *JobUpsert) SetMode(v job.Mode) *JobUpsert {
+	u.Set(job.FieldMode, v)
+	return u
+}
+
+// UpdateMode sets the "mode" field to the value that was provided on create.
+func (u *JobUpsert) UpdateMode() *JobUpsert {
+	u.SetExcluded(job.FieldMode)
+	return u
+}
+
+// SetClosesAt sets the "closes_at" field.
+func (u *JobUpsert) SetClosesAt(v time.Time) *JobUpsert {
+	u.Set(job.FieldClosesAt, v)
+	return u
+}
+
+// UpdateClosesAt sets the "closes_at" field to the value that was provided on create.
+func (u *JobUpsert) UpdateClosesAt() *JobUpsert {
+	u.SetExcluded(job.FieldClosesAt)
+	return u
+}
+
+// ClearClosesAt clears the value of the "closes_at" field.
+func (u *JobUpsert) ClearClosesAt() *JobUpsert {
+	u.SetNull(job.FieldClosesAt)
+	return u
+}
+
+// SetMaxPriceCents sets the "max_price_cents" field.
+func (u *JobUpsert) SetMaxPriceCents(v money.Cents) *JobUpsert {
+	u.Set(job.FieldMaxPriceCents, v)
+	return u
+}
+
+// UpdateMaxPriceCents sets the "max_price_cents" field to the value that was provided on create.
+func (u *JobUpsert) UpdateMaxPriceCents() *JobUpsert {
+	u.SetExcluded(job.FieldMaxPriceCents)
+	return u
+}
+
+// AddMaxPriceCents adds v to the "max_price_cents" field.
+func (u *JobUpsert) AddMaxPriceCents(v money.Cents) *JobUpsert {
+	u.Add(job.FieldMaxPriceCents, v)
+	return u
+}
+
+// ClearMaxPriceCents clears the value of the "max_price_cents" field.
+func (u *JobUpsert) ClearMaxPriceCents() *JobUpsert {
+	u.SetNull(job.FieldMaxPriceCents)
+	return u
+}
+
+// SetAwardedApplicationID sets the "awarded_application_id" field.
+func (u *JobUpsert) SetAwardedApplicationID(v string) *JobUpsert {
+	u.Set(job.FieldAwardedApplicationID, v)
+	return u
+}
+
+// UpdateAwardedApplicationID sets the "awarded_application_id" field to the value that was provided on create.
+func (u *JobUpsert) UpdateAwardedApplicationID() *JobUpsert {
+	u.SetExcluded(job.FieldAwardedApplicationID)
+	return u
+}
+
+// ClearAwardedApplicationID clears the value of the "awarded_application_id" field.
+func (u *JobUpsert) ClearAwardedApplicationID() *JobUpsert {
+	u.SetNull(job.FieldAwardedApplicationID)
+	return u
+}
+
+// SetContractID sets the "contract_id" field.
+func (u *JobUpsert) SetContractID(v string) *JobUpsert {
+	u.Set(job.FieldContractID, v)
+	return u
+}
+
+// UpdateContractID sets the "contract_id" field to the value that was provided on create.
+func (u *JobUpsert) UpdateContractID() *JobUpsert {
+	u.SetExcluded(job.FieldContractID)
+	return u
+}
+
+// ClearContractID clears the value of the "contract_id" field.
+func (u *JobUpsert) ClearContractID() *JobUpsert {
+	u.SetNull(job.FieldContractID)
 	return u
 }
 
@@ -1145,6 +1370,111 @@ func (u *JobUpsertOne) UpdateClosedAt() *JobUpsertOne {
 func (u *JobUpsertOne) ClearClosedAt() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
 		s.ClearClosedAt()
+	})
+}
+
+// SetMode sets the "mode" field.
+func (u *JobUpsertOne) SetMode(v job.Mode) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetMode(v)
+	})
+}
+
+// UpdateMode sets the "mode" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateMode() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateMode()
+	})
+}
+
+// SetClosesAt sets the "closes_at" field.
+func (u *JobUpsertOne) SetClosesAt(v time.Time) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetClosesAt(v)
+	})
+}
+
+// UpdateClosesAt sets the "closes_at" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateClosesAt() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateClosesAt()
+	})
+}
+
+// ClearClosesAt clears the value of the "closes_at" field.
+func (u *JobUpsertOne) ClearClosesAt() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearClosesAt()
+	})
+}
+
+// SetMaxPriceCents sets the "max_price_cents" field.
+func (u *JobUpsertOne) SetMaxPriceCents(v money.Cents) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetMaxPriceCents(v)
+	})
+}
+
+// AddMaxPriceCents adds v to the "max_price_cents" field.
+func (u *JobUpsertOne) AddMaxPriceCents(v money.Cents) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.AddMaxPriceCents(v)
+	})
+}
+
+// UpdateMaxPriceCents sets the "max_price_cents" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateMaxPriceCents() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateMaxPriceCents()
+	})
+}
+
+// ClearMaxPriceCents clears the value of the "max_price_cents" field.
+func (u *JobUpsertOne) ClearMaxPriceCents() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearMaxPriceCents()
+	})
+}
+
+// SetAwardedApplicationID sets the "awarded_application_id" field.
+func (u *JobUpsertOne) SetAwardedApplicationID(v string) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetAwardedApplicationID(v)
+	})
+}
+
+// UpdateAwardedApplicationID sets the "awarded_application_id" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateAwardedApplicationID() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateAwardedApplicationID()
+	})
+}
+
+// ClearAwardedApplicationID clears the value of the "awarded_application_id" field.
+func (u *JobUpsertOne) ClearAwardedApplicationID() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearAwardedApplicationID()
+	})
+}
+
+// SetContractID sets the "contract_id" field.
+func (u *JobUpsertOne) SetContractID(v string) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetContractID(v)
+	})
+}
+
+// UpdateContractID sets the "contract_id" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateContractID() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateContractID()
+	})
+}
+
+// ClearContractID clears the value of the "contract_id" field.
+func (u *JobUpsertOne) ClearContractID() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearContractID()
 	})
 }
 
@@ -1670,6 +2000,111 @@ func (u *JobUpsertBulk) UpdateClosedAt() *JobUpsertBulk {
 func (u *JobUpsertBulk) ClearClosedAt() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
 		s.ClearClosedAt()
+	})
+}
+
+// SetMode sets the "mode" field.
+func (u *JobUpsertBulk) SetMode(v job.Mode) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetMode(v)
+	})
+}
+
+// UpdateMode sets the "mode" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateMode() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateMode()
+	})
+}
+
+// SetClosesAt sets the "closes_at" field.
+func (u *JobUpsertBulk) SetClosesAt(v time.Time) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetClosesAt(v)
+	})
+}
+
+// UpdateClosesAt sets the "closes_at" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateClosesAt() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateClosesAt()
+	})
+}
+
+// ClearClosesAt clears the value of the "closes_at" field.
+func (u *JobUpsertBulk) ClearClosesAt() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearClosesAt()
+	})
+}
+
+// SetMaxPriceCents sets the "max_price_cents" field.
+func (u *JobUpsertBulk) SetMaxPriceCents(v money.Cents) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetMaxPriceCents(v)
+	})
+}
+
+// AddMaxPriceCents adds v to the "max_price_cents" field.
+func (u *JobUpsertBulk) AddMaxPriceCents(v money.Cents) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.AddMaxPriceCents(v)
+	})
+}
+
+// UpdateMaxPriceCents sets the "max_price_cents" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateMaxPriceCents() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateMaxPriceCents()
+	})
+}
+
+// ClearMaxPriceCents clears the value of the "max_price_cents" field.
+func (u *JobUpsertBulk) ClearMaxPriceCents() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearMaxPriceCents()
+	})
+}
+
+// SetAwardedApplicationID sets the "awarded_application_id" field.
+func (u *JobUpsertBulk) SetAwardedApplicationID(v string) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetAwardedApplicationID(v)
+	})
+}
+
+// UpdateAwardedApplicationID sets the "awarded_application_id" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateAwardedApplicationID() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateAwardedApplicationID()
+	})
+}
+
+// ClearAwardedApplicationID clears the value of the "awarded_application_id" field.
+func (u *JobUpsertBulk) ClearAwardedApplicationID() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearAwardedApplicationID()
+	})
+}
+
+// SetContractID sets the "contract_id" field.
+func (u *JobUpsertBulk) SetContractID(v string) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetContractID(v)
+	})
+}
+
+// UpdateContractID sets the "contract_id" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateContractID() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateContractID()
+	})
+}
+
+// ClearContractID clears the value of the "contract_id" field.
+func (u *JobUpsertBulk) ClearContractID() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearContractID()
 	})
 }
 

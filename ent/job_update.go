@@ -13,7 +13,9 @@ import (
 	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/job"
+	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // JobUpdate is the builder for updating Job entities.
@@ -316,9 +318,146 @@ func (_u *JobUpdate) ClearClosedAt() *JobUpdate {
 	return _u
 }
 
+// SetMode sets the "mode" field.
+func (_u *JobUpdate) SetMode(v job.Mode) *JobUpdate {
+	_u.mutation.SetMode(v)
+	return _u
+}
+
+// SetNillableMode sets the "mode" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableMode(v *job.Mode) *JobUpdate {
+	if v != nil {
+		_u.SetMode(*v)
+	}
+	return _u
+}
+
+// SetClosesAt sets the "closes_at" field.
+func (_u *JobUpdate) SetClosesAt(v time.Time) *JobUpdate {
+	_u.mutation.SetClosesAt(v)
+	return _u
+}
+
+// SetNillableClosesAt sets the "closes_at" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableClosesAt(v *time.Time) *JobUpdate {
+	if v != nil {
+		_u.SetClosesAt(*v)
+	}
+	return _u
+}
+
+// ClearClosesAt clears the value of the "closes_at" field.
+func (_u *JobUpdate) ClearClosesAt() *JobUpdate {
+	_u.mutation.ClearClosesAt()
+	return _u
+}
+
+// SetMaxPriceCents sets the "max_price_cents" field.
+func (_u *JobUpdate) SetMaxPriceCents(v money.Cents) *JobUpdate {
+	_u.mutation.ResetMaxPriceCents()
+	_u.mutation.SetMaxPriceCents(v)
+	return _u
+}
+
+// SetNillableMaxPriceCents sets the "max_price_cents" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableMaxPriceCents(v *money.Cents) *JobUpdate {
+	if v != nil {
+		_u.SetMaxPriceCents(*v)
+	}
+	return _u
+}
+
+// AddMaxPriceCents adds value to the "max_price_cents" field.
+func (_u *JobUpdate) AddMaxPriceCents(v money.Cents) *JobUpdate {
+	_u.mutation.AddMaxPriceCents(v)
+	return _u
+}
+
+// ClearMaxPriceCents clears the value of the "max_price_cents" field.
+func (_u *JobUpdate) ClearMaxPriceCents() *JobUpdate {
+	_u.mutation.ClearMaxPriceCents()
+	return _u
+}
+
+// SetAwardedApplicationID sets the "awarded_application_id" field.
+func (_u *JobUpdate) SetAwardedApplicationID(v string) *JobUpdate {
+	_u.mutation.SetAwardedApplicationID(v)
+	return _u
+}
+
+// SetNillableAwardedApplicationID sets the "awarded_application_id" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableAwardedApplicationID(v *string) *JobUpdate {
+	if v != nil {
+		_u.SetAwardedApplicationID(*v)
+	}
+	return _u
+}
+
+// ClearAwardedApplicationID clears the value of the "awarded_application_id" field.
+func (_u *JobUpdate) ClearAwardedApplicationID() *JobUpdate {
+	_u.mutation.ClearAwardedApplicationID()
+	return _u
+}
+
+// SetContractID sets the "contract_id" field.
+func (_u *JobUpdate) SetContractID(v string) *JobUpdate {
+	_u.mutation.SetContractID(v)
+	return _u
+}
+
+// SetNillableContractID sets the "contract_id" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableContractID(v *string) *JobUpdate {
+	if v != nil {
+		_u.SetContractID(*v)
+	}
+	return _u
+}
+
+// ClearContractID clears the value of the "contract_id" field.
+func (_u *JobUpdate) ClearContractID() *JobUpdate {
+	_u.mutation.ClearContractID()
+	return _u
+}
+
+// AddApplicationIDs adds the "applications" edge to the JobApplication entity by IDs.
+func (_u *JobUpdate) AddApplicationIDs(ids ...string) *JobUpdate {
+	_u.mutation.AddApplicationIDs(ids...)
+	return _u
+}
+
+// AddApplications adds the "applications" edges to the JobApplication entity.
+func (_u *JobUpdate) AddApplications(v ...*JobApplication) *JobUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddApplicationIDs(ids...)
+}
+
 // Mutation returns the JobMutation object of the builder.
 func (_u *JobUpdate) Mutation() *JobMutation {
 	return _u.mutation
+}
+
+// ClearApplications clears all "applications" edges to the JobApplication entity.
+func (_u *JobUpdate) ClearApplications() *JobUpdate {
+	_u.mutation.ClearApplications()
+	return _u
+}
+
+// RemoveApplicationIDs removes the "applications" edge to JobApplication entities by IDs.
+func (_u *JobUpdate) RemoveApplicationIDs(ids ...string) *JobUpdate {
+	_u.mutation.RemoveApplicationIDs(ids...)
+	return _u
+}
+
+// RemoveApplications removes "applications" edges to JobApplication entities.
+func (_u *JobUpdate) RemoveApplications(v ...*JobApplication) *JobUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveApplicationIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -363,6 +502,11 @@ func (_u *JobUpdate) check() error {
 	if v, ok := _u.mutation.Status(); ok {
 		if err := job.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Job.status": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Mode(); ok {
+		if err := job.ModeValidator(v); err != nil {
+			return &ValidationError{Name: "mode", err: fmt.Errorf(`ent: validator failed for field "Job.mode": %w`, err)}
 		}
 	}
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
@@ -473,6 +617,81 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.ClosedAtCleared() {
 		_spec.ClearField(job.FieldClosedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Mode(); ok {
+		_spec.SetField(job.FieldMode, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.ClosesAt(); ok {
+		_spec.SetField(job.FieldClosesAt, field.TypeTime, value)
+	}
+	if _u.mutation.ClosesAtCleared() {
+		_spec.ClearField(job.FieldClosesAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.MaxPriceCents(); ok {
+		_spec.SetField(job.FieldMaxPriceCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedMaxPriceCents(); ok {
+		_spec.AddField(job.FieldMaxPriceCents, field.TypeInt64, value)
+	}
+	if _u.mutation.MaxPriceCentsCleared() {
+		_spec.ClearField(job.FieldMaxPriceCents, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.AwardedApplicationID(); ok {
+		_spec.SetField(job.FieldAwardedApplicationID, field.TypeString, value)
+	}
+	if _u.mutation.AwardedApplicationIDCleared() {
+		_spec.ClearField(job.FieldAwardedApplicationID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ContractID(); ok {
+		_spec.SetField(job.FieldContractID, field.TypeString, value)
+	}
+	if _u.mutation.ContractIDCleared() {
+		_spec.ClearField(job.FieldContractID, field.TypeString)
+	}
+	if _u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   job.ApplicationsTable,
+			Columns: []string{job.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(jobapplication.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedApplicationsIDs(); len(nodes) > 0 && !_u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   job.ApplicationsTable,
+			Columns: []string{job.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(jobapplication.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ApplicationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   job.ApplicationsTable,
+			Columns: []string{job.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(jobapplication.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -781,9 +1000,146 @@ func (_u *JobUpdateOne) ClearClosedAt() *JobUpdateOne {
 	return _u
 }
 
+// SetMode sets the "mode" field.
+func (_u *JobUpdateOne) SetMode(v job.Mode) *JobUpdateOne {
+	_u.mutation.SetMode(v)
+	return _u
+}
+
+// SetNillableMode sets the "mode" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableMode(v *job.Mode) *JobUpdateOne {
+	if v != nil {
+		_u.SetMode(*v)
+	}
+	return _u
+}
+
+// SetClosesAt sets the "closes_at" field.
+func (_u *JobUpdateOne) SetClosesAt(v time.Time) *JobUpdateOne {
+	_u.mutation.SetClosesAt(v)
+	return _u
+}
+
+// SetNillableClosesAt sets the "closes_at" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableClosesAt(v *time.Time) *JobUpdateOne {
+	if v != nil {
+		_u.SetClosesAt(*v)
+	}
+	return _u
+}
+
+// ClearClosesAt clears the value of the "closes_at" field.
+func (_u *JobUpdateOne) ClearClosesAt() *JobUpdateOne {
+	_u.mutation.ClearClosesAt()
+	return _u
+}
+
+// SetMaxPriceCents sets the "max_price_cents" field.
+func (_u *JobUpdateOne) SetMaxPriceCents(v money.Cents) *JobUpdateOne {
+	_u.mutation.ResetMaxPriceCents()
+	_u.mutation.SetMaxPriceCents(v)
+	return _u
+}
+
+// SetNillableMaxPriceCents sets the "max_price_cents" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableMaxPriceCents(v *money.Cents) *JobUpdateOne {
+	if v != nil {
+		_u.SetMaxPriceCents(*v)
+	}
+	return _u
+}
+
+// AddMaxPriceCents adds value to the "max_price_cents" field.
+func (_u *JobUpdateOne) AddMaxPriceCents(v money.Cents) *JobUpdateOne {
+	_u.mutation.AddMaxPriceCents(v)
+	return _u
+}
+
+// ClearMaxPriceCents clears the value of the "max_price_cents" field.
+func (_u *JobUpdateOne) ClearMaxPriceCents() *JobUpdateOne {
+	_u.mutation.ClearMaxPriceCents()
+	return _u
+}
+
+// SetAwardedApplicationID sets the "awarded_application_id" field.
+func (_u *JobUpdateOne) SetAwardedApplicationID(v string) *JobUpdateOne {
+	_u.mutation.SetAwardedApplicationID(v)
+	return _u
+}
+
+// SetNillableAwardedApplicationID sets the "awarded_application_id" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableAwardedApplicationID(v *string) *JobUpdateOne {
+	if v != nil {
+		_u.SetAwardedApplicationID(*v)
+	}
+	return _u
+}
+
+// ClearAwardedApplicationID clears the value of the "awarded_application_id" field.
+func (_u *JobUpdateOne) ClearAwardedApplicationID() *JobUpdateOne {
+	_u.mutation.ClearAwardedApplicationID()
+	return _u
+}
+
+// SetContractID sets the "contract_id" field.
+func (_u *JobUpdateOne) SetContractID(v string) *JobUpdateOne {
+	_u.mutation.SetContractID(v)
+	return _u
+}
+
+// SetNillableContractID sets the "contract_id" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableContractID(v *string) *JobUpdateOne {
+	if v != nil {
+		_u.SetContractID(*v)
+	}
+	return _u
+}
+
+// ClearContractID clears the value of the "contract_id" field.
+func (_u *JobUpdateOne) ClearContractID() *JobUpdateOne {
+	_u.mutation.ClearContractID()
+	return _u
+}
+
+// AddApplicationIDs adds the "applications" edge to the JobApplication entity by IDs.
+func (_u *JobUpdateOne) AddApplicationIDs(ids ...string) *JobUpdateOne {
+	_u.mutation.AddApplicationIDs(ids...)
+	return _u
+}
+
+// AddApplications adds the "applications" edges to the JobApplication entity.
+func (_u *JobUpdateOne) AddApplications(v ...*JobApplication) *JobUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddApplicationIDs(ids...)
+}
+
 // Mutation returns the JobMutation object of the builder.
 func (_u *JobUpdateOne) Mutation() *JobMutation {
 	return _u.mutation
+}
+
+// ClearApplications clears all "applications" edges to the JobApplication entity.
+func (_u *JobUpdateOne) ClearApplications() *JobUpdateOne {
+	_u.mutation.ClearApplications()
+	return _u
+}
+
+// RemoveApplicationIDs removes the "applications" edge to JobApplication entities by IDs.
+func (_u *JobUpdateOne) RemoveApplicationIDs(ids ...string) *JobUpdateOne {
+	_u.mutation.RemoveApplicationIDs(ids...)
+	return _u
+}
+
+// RemoveApplications removes "applications" edges to JobApplication entities.
+func (_u *JobUpdateOne) RemoveApplications(v ...*JobApplication) *JobUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveApplicationIDs(ids...)
 }
 
 // Where appends a list predicates to the JobUpdate builder.
@@ -841,6 +1197,11 @@ func (_u *JobUpdateOne) check() error {
 	if v, ok := _u.mutation.Status(); ok {
 		if err := job.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Job.status": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Mode(); ok {
+		if err := job.ModeValidator(v); err != nil {
+			return &ValidationError{Name: "mode", err: fmt.Errorf(`ent: validator failed for field "Job.mode": %w`, err)}
 		}
 	}
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
@@ -968,6 +1329,81 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	}
 	if _u.mutation.ClosedAtCleared() {
 		_spec.ClearField(job.FieldClosedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Mode(); ok {
+		_spec.SetField(job.FieldMode, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.ClosesAt(); ok {
+		_spec.SetField(job.FieldClosesAt, field.TypeTime, value)
+	}
+	if _u.mutation.ClosesAtCleared() {
+		_spec.ClearField(job.FieldClosesAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.MaxPriceCents(); ok {
+		_spec.SetField(job.FieldMaxPriceCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedMaxPriceCents(); ok {
+		_spec.AddField(job.FieldMaxPriceCents, field.TypeInt64, value)
+	}
+	if _u.mutation.MaxPriceCentsCleared() {
+		_spec.ClearField(job.FieldMaxPriceCents, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.AwardedApplicationID(); ok {
+		_spec.SetField(job.FieldAwardedApplicationID, field.TypeString, value)
+	}
+	if _u.mutation.AwardedApplicationIDCleared() {
+		_spec.ClearField(job.FieldAwardedApplicationID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ContractID(); ok {
+		_spec.SetField(job.FieldContractID, field.TypeString, value)
+	}
+	if _u.mutation.ContractIDCleared() {
+		_spec.ClearField(job.FieldContractID, field.TypeString)
+	}
+	if _u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   job.ApplicationsTable,
+			Columns: []string{job.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(jobapplication.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedApplicationsIDs(); len(nodes) > 0 && !_u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   job.ApplicationsTable,
+			Columns: []string{job.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(jobapplication.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ApplicationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   job.ApplicationsTable,
+			Columns: []string{job.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(jobapplication.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_node = &Job{config: _u.config}
 	_spec.Assign = _node.assignValues

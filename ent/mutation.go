@@ -37,6 +37,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/job"
+	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -108,6 +109,7 @@ const (
 	TypeFederationMembership = "FederationMembership"
 	TypeIdempotencyRecord    = "IdempotencyRecord"
 	TypeJob                  = "Job"
+	TypeJobApplication       = "JobApplication"
 	TypeLedgerEntry          = "LedgerEntry"
 	TypeMemoryEntry          = "MemoryEntry"
 	TypeNetworkConnection    = "NetworkConnection"
@@ -37482,36 +37484,45 @@ func (m *IdempotencyRecordMutation) ResetEdge(name string) error {
 // JobMutation represents an operation that mutates the Job nodes in the graph.
 type JobMutation struct {
 	config
-	op                    Op
-	typ                   string
-	id                    *string
-	created_at            *time.Time
-	updated_at            *time.Time
-	origin                *job.Origin
-	title                 *string
-	description           *string
-	task_type             *job.TaskType
-	urgency               *job.Urgency
-	compensation          *string
-	required_skills       *[]string
-	appendrequired_skills []string
-	estimated_hours       *float64
-	addestimated_hours    *float64
-	status                *job.Status
-	shared_with           *[]string
-	appendshared_with     []string
-	connection_id         *string
-	peer_job_id           *string
-	from_user_email       *string
-	from_user_name        *string
-	from_instance_url     *string
-	closed_at             *time.Time
-	clearedFields         map[string]struct{}
-	user                  *string
-	cleareduser           bool
-	done                  bool
-	oldValue              func(context.Context) (*Job, error)
-	predicates            []predicate.Job
+	op                     Op
+	typ                    string
+	id                     *string
+	created_at             *time.Time
+	updated_at             *time.Time
+	origin                 *job.Origin
+	title                  *string
+	description            *string
+	task_type              *job.TaskType
+	urgency                *job.Urgency
+	compensation           *string
+	required_skills        *[]string
+	appendrequired_skills  []string
+	estimated_hours        *float64
+	addestimated_hours     *float64
+	status                 *job.Status
+	shared_with            *[]string
+	appendshared_with      []string
+	connection_id          *string
+	peer_job_id            *string
+	from_user_email        *string
+	from_user_name         *string
+	from_instance_url      *string
+	closed_at              *time.Time
+	mode                   *job.Mode
+	closes_at              *time.Time
+	max_price_cents        *money.Cents
+	addmax_price_cents     *money.Cents
+	awarded_application_id *string
+	contract_id            *string
+	clearedFields          map[string]struct{}
+	user                   *string
+	cleareduser            bool
+	applications           map[string]struct{}
+	removedapplications    map[string]struct{}
+	clearedapplications    bool
+	done                   bool
+	oldValue               func(context.Context) (*Job, error)
+	predicates             []predicate.Job
 }
 
 var _ ent.Mutation = (*JobMutation)(nil)
@@ -38485,6 +38496,259 @@ func (m *JobMutation) ResetClosedAt() {
 	delete(m.clearedFields, job.FieldClosedAt)
 }
 
+// SetMode sets the "mode" field.
+func (m *JobMutation) SetMode(j job.Mode) {
+	m.mode = &j
+}
+
+// Mode returns the value of the "mode" field in the mutation.
+func (m *JobMutation) Mode() (r job.Mode, exists bool) {
+	v := m.mode
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMode returns the old "mode" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldMode(ctx context.Context) (v job.Mode, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMode: %w", err)
+	}
+	return oldValue.Mode, nil
+}
+
+// ResetMode resets all changes to the "mode" field.
+func (m *JobMutation) ResetMode() {
+	m.mode = nil
+}
+
+// SetClosesAt sets the "closes_at" field.
+func (m *JobMutation) SetClosesAt(t time.Time) {
+	m.closes_at = &t
+}
+
+// ClosesAt returns the value of the "closes_at" field in the mutation.
+func (m *JobMutation) ClosesAt() (r time.Time, exists bool) {
+	v := m.closes_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClosesAt returns the old "closes_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldClosesAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClosesAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClosesAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClosesAt: %w", err)
+	}
+	return oldValue.ClosesAt, nil
+}
+
+// ClearClosesAt clears the value of the "closes_at" field.
+func (m *JobMutation) ClearClosesAt() {
+	m.closes_at = nil
+	m.clearedFields[job.FieldClosesAt] = struct{}{}
+}
+
+// ClosesAtCleared returns if the "closes_at" field was cleared in this mutation.
+func (m *JobMutation) ClosesAtCleared() bool {
+	_, ok := m.clearedFields[job.FieldClosesAt]
+	return ok
+}
+
+// ResetClosesAt resets all changes to the "closes_at" field.
+func (m *JobMutation) ResetClosesAt() {
+	m.closes_at = nil
+	delete(m.clearedFields, job.FieldClosesAt)
+}
+
+// SetMaxPriceCents sets the "max_price_cents" field.
+func (m *JobMutation) SetMaxPriceCents(value money.Cents) {
+	m.max_price_cents = &value
+	m.addmax_price_cents = nil
+}
+
+// MaxPriceCents returns the value of the "max_price_cents" field in the mutation.
+func (m *JobMutation) MaxPriceCents() (r money.Cents, exists bool) {
+	v := m.max_price_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxPriceCents returns the old "max_price_cents" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldMaxPriceCents(ctx context.Context) (v *money.Cents, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxPriceCents is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxPriceCents requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxPriceCents: %w", err)
+	}
+	return oldValue.MaxPriceCents, nil
+}
+
+// AddMaxPriceCents adds value to the "max_price_cents" field.
+func (m *JobMutation) AddMaxPriceCents(value money.Cents) {
+	if m.addmax_price_cents != nil {
+		*m.addmax_price_cents += value
+	} else {
+		m.addmax_price_cents = &value
+	}
+}
+
+// AddedMaxPriceCents returns the value that was added to the "max_price_cents" field in this mutation.
+func (m *JobMutation) AddedMaxPriceCents() (r money.Cents, exists bool) {
+	v := m.addmax_price_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMaxPriceCents clears the value of the "max_price_cents" field.
+func (m *JobMutation) ClearMaxPriceCents() {
+	m.max_price_cents = nil
+	m.addmax_price_cents = nil
+	m.clearedFields[job.FieldMaxPriceCents] = struct{}{}
+}
+
+// MaxPriceCentsCleared returns if the "max_price_cents" field was cleared in this mutation.
+func (m *JobMutation) MaxPriceCentsCleared() bool {
+	_, ok := m.clearedFields[job.FieldMaxPriceCents]
+	return ok
+}
+
+// ResetMaxPriceCents resets all changes to the "max_price_cents" field.
+func (m *JobMutation) ResetMaxPriceCents() {
+	m.max_price_cents = nil
+	m.addmax_price_cents = nil
+	delete(m.clearedFields, job.FieldMaxPriceCents)
+}
+
+// SetAwardedApplicationID sets the "awarded_application_id" field.
+func (m *JobMutation) SetAwardedApplicationID(s string) {
+	m.awarded_application_id = &s
+}
+
+// AwardedApplicationID returns the value of the "awarded_application_id" field in the mutation.
+func (m *JobMutation) AwardedApplicationID() (r string, exists bool) {
+	v := m.awarded_application_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAwardedApplicationID returns the old "awarded_application_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldAwardedApplicationID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAwardedApplicationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAwardedApplicationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAwardedApplicationID: %w", err)
+	}
+	return oldValue.AwardedApplicationID, nil
+}
+
+// ClearAwardedApplicationID clears the value of the "awarded_application_id" field.
+func (m *JobMutation) ClearAwardedApplicationID() {
+	m.awarded_application_id = nil
+	m.clearedFields[job.FieldAwardedApplicationID] = struct{}{}
+}
+
+// AwardedApplicationIDCleared returns if the "awarded_application_id" field was cleared in this mutation.
+func (m *JobMutation) AwardedApplicationIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldAwardedApplicationID]
+	return ok
+}
+
+// ResetAwardedApplicationID resets all changes to the "awarded_application_id" field.
+func (m *JobMutation) ResetAwardedApplicationID() {
+	m.awarded_application_id = nil
+	delete(m.clearedFields, job.FieldAwardedApplicationID)
+}
+
+// SetContractID sets the "contract_id" field.
+func (m *JobMutation) SetContractID(s string) {
+	m.contract_id = &s
+}
+
+// ContractID returns the value of the "contract_id" field in the mutation.
+func (m *JobMutation) ContractID() (r string, exists bool) {
+	v := m.contract_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractID returns the old "contract_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldContractID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractID: %w", err)
+	}
+	return oldValue.ContractID, nil
+}
+
+// ClearContractID clears the value of the "contract_id" field.
+func (m *JobMutation) ClearContractID() {
+	m.contract_id = nil
+	m.clearedFields[job.FieldContractID] = struct{}{}
+}
+
+// ContractIDCleared returns if the "contract_id" field was cleared in this mutation.
+func (m *JobMutation) ContractIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldContractID]
+	return ok
+}
+
+// ResetContractID resets all changes to the "contract_id" field.
+func (m *JobMutation) ResetContractID() {
+	m.contract_id = nil
+	delete(m.clearedFields, job.FieldContractID)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *JobMutation) ClearUser() {
 	m.cleareduser = true
@@ -38510,6 +38774,60 @@ func (m *JobMutation) UserIDs() (ids []string) {
 func (m *JobMutation) ResetUser() {
 	m.user = nil
 	m.cleareduser = false
+}
+
+// AddApplicationIDs adds the "applications" edge to the JobApplication entity by ids.
+func (m *JobMutation) AddApplicationIDs(ids ...string) {
+	if m.applications == nil {
+		m.applications = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.applications[ids[i]] = struct{}{}
+	}
+}
+
+// ClearApplications clears the "applications" edge to the JobApplication entity.
+func (m *JobMutation) ClearApplications() {
+	m.clearedapplications = true
+}
+
+// ApplicationsCleared reports if the "applications" edge to the JobApplication entity was cleared.
+func (m *JobMutation) ApplicationsCleared() bool {
+	return m.clearedapplications
+}
+
+// RemoveApplicationIDs removes the "applications" edge to the JobApplication entity by IDs.
+func (m *JobMutation) RemoveApplicationIDs(ids ...string) {
+	if m.removedapplications == nil {
+		m.removedapplications = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.applications, ids[i])
+		m.removedapplications[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedApplications returns the removed IDs of the "applications" edge to the JobApplication entity.
+func (m *JobMutation) RemovedApplicationsIDs() (ids []string) {
+	for id := range m.removedapplications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ApplicationsIDs returns the "applications" edge IDs in the mutation.
+func (m *JobMutation) ApplicationsIDs() (ids []string) {
+	for id := range m.applications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetApplications resets all changes to the "applications" edge.
+func (m *JobMutation) ResetApplications() {
+	m.applications = nil
+	m.clearedapplications = false
+	m.removedapplications = nil
 }
 
 // Where appends a list predicates to the JobMutation builder.
@@ -38546,7 +38864,7 @@ func (m *JobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *JobMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 24)
 	if m.created_at != nil {
 		fields = append(fields, job.FieldCreatedAt)
 	}
@@ -38604,6 +38922,21 @@ func (m *JobMutation) Fields() []string {
 	if m.closed_at != nil {
 		fields = append(fields, job.FieldClosedAt)
 	}
+	if m.mode != nil {
+		fields = append(fields, job.FieldMode)
+	}
+	if m.closes_at != nil {
+		fields = append(fields, job.FieldClosesAt)
+	}
+	if m.max_price_cents != nil {
+		fields = append(fields, job.FieldMaxPriceCents)
+	}
+	if m.awarded_application_id != nil {
+		fields = append(fields, job.FieldAwardedApplicationID)
+	}
+	if m.contract_id != nil {
+		fields = append(fields, job.FieldContractID)
+	}
 	return fields
 }
 
@@ -38650,6 +38983,16 @@ func (m *JobMutation) Field(name string) (ent.Value, bool) {
 		return m.FromInstanceURL()
 	case job.FieldClosedAt:
 		return m.ClosedAt()
+	case job.FieldMode:
+		return m.Mode()
+	case job.FieldClosesAt:
+		return m.ClosesAt()
+	case job.FieldMaxPriceCents:
+		return m.MaxPriceCents()
+	case job.FieldAwardedApplicationID:
+		return m.AwardedApplicationID()
+	case job.FieldContractID:
+		return m.ContractID()
 	}
 	return nil, false
 }
@@ -38697,6 +39040,16 @@ func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldFromInstanceURL(ctx)
 	case job.FieldClosedAt:
 		return m.OldClosedAt(ctx)
+	case job.FieldMode:
+		return m.OldMode(ctx)
+	case job.FieldClosesAt:
+		return m.OldClosesAt(ctx)
+	case job.FieldMaxPriceCents:
+		return m.OldMaxPriceCents(ctx)
+	case job.FieldAwardedApplicationID:
+		return m.OldAwardedApplicationID(ctx)
+	case job.FieldContractID:
+		return m.OldContractID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Job field %s", name)
 }
@@ -38839,6 +39192,41 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetClosedAt(v)
 		return nil
+	case job.FieldMode:
+		v, ok := value.(job.Mode)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMode(v)
+		return nil
+	case job.FieldClosesAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClosesAt(v)
+		return nil
+	case job.FieldMaxPriceCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxPriceCents(v)
+		return nil
+	case job.FieldAwardedApplicationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAwardedApplicationID(v)
+		return nil
+	case job.FieldContractID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Job field %s", name)
 }
@@ -38850,6 +39238,9 @@ func (m *JobMutation) AddedFields() []string {
 	if m.addestimated_hours != nil {
 		fields = append(fields, job.FieldEstimatedHours)
 	}
+	if m.addmax_price_cents != nil {
+		fields = append(fields, job.FieldMaxPriceCents)
+	}
 	return fields
 }
 
@@ -38860,6 +39251,8 @@ func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case job.FieldEstimatedHours:
 		return m.AddedEstimatedHours()
+	case job.FieldMaxPriceCents:
+		return m.AddedMaxPriceCents()
 	}
 	return nil, false
 }
@@ -38875,6 +39268,13 @@ func (m *JobMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddEstimatedHours(v)
+		return nil
+	case job.FieldMaxPriceCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxPriceCents(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Job numeric field %s", name)
@@ -38913,6 +39313,18 @@ func (m *JobMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(job.FieldClosedAt) {
 		fields = append(fields, job.FieldClosedAt)
+	}
+	if m.FieldCleared(job.FieldClosesAt) {
+		fields = append(fields, job.FieldClosesAt)
+	}
+	if m.FieldCleared(job.FieldMaxPriceCents) {
+		fields = append(fields, job.FieldMaxPriceCents)
+	}
+	if m.FieldCleared(job.FieldAwardedApplicationID) {
+		fields = append(fields, job.FieldAwardedApplicationID)
+	}
+	if m.FieldCleared(job.FieldContractID) {
+		fields = append(fields, job.FieldContractID)
 	}
 	return fields
 }
@@ -38957,6 +39369,18 @@ func (m *JobMutation) ClearField(name string) error {
 		return nil
 	case job.FieldClosedAt:
 		m.ClearClosedAt()
+		return nil
+	case job.FieldClosesAt:
+		m.ClearClosesAt()
+		return nil
+	case job.FieldMaxPriceCents:
+		m.ClearMaxPriceCents()
+		return nil
+	case job.FieldAwardedApplicationID:
+		m.ClearAwardedApplicationID()
+		return nil
+	case job.FieldContractID:
+		m.ClearContractID()
 		return nil
 	}
 	return fmt.Errorf("unknown Job nullable field %s", name)
@@ -39023,15 +39447,33 @@ func (m *JobMutation) ResetField(name string) error {
 	case job.FieldClosedAt:
 		m.ResetClosedAt()
 		return nil
+	case job.FieldMode:
+		m.ResetMode()
+		return nil
+	case job.FieldClosesAt:
+		m.ResetClosesAt()
+		return nil
+	case job.FieldMaxPriceCents:
+		m.ResetMaxPriceCents()
+		return nil
+	case job.FieldAwardedApplicationID:
+		m.ResetAwardedApplicationID()
+		return nil
+	case job.FieldContractID:
+		m.ResetContractID()
+		return nil
 	}
 	return fmt.Errorf("unknown Job field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *JobMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.user != nil {
 		edges = append(edges, job.EdgeUser)
+	}
+	if m.applications != nil {
+		edges = append(edges, job.EdgeApplications)
 	}
 	return edges
 }
@@ -39044,27 +39486,47 @@ func (m *JobMutation) AddedIDs(name string) []ent.Value {
 		if id := m.user; id != nil {
 			return []ent.Value{*id}
 		}
+	case job.EdgeApplications:
+		ids := make([]ent.Value, 0, len(m.applications))
+		for id := range m.applications {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *JobMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
+	if m.removedapplications != nil {
+		edges = append(edges, job.EdgeApplications)
+	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *JobMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case job.EdgeApplications:
+		ids := make([]ent.Value, 0, len(m.removedapplications))
+		for id := range m.removedapplications {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *JobMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.cleareduser {
 		edges = append(edges, job.EdgeUser)
+	}
+	if m.clearedapplications {
+		edges = append(edges, job.EdgeApplications)
 	}
 	return edges
 }
@@ -39075,6 +39537,8 @@ func (m *JobMutation) EdgeCleared(name string) bool {
 	switch name {
 	case job.EdgeUser:
 		return m.cleareduser
+	case job.EdgeApplications:
+		return m.clearedapplications
 	}
 	return false
 }
@@ -39097,8 +39561,1881 @@ func (m *JobMutation) ResetEdge(name string) error {
 	case job.EdgeUser:
 		m.ResetUser()
 		return nil
+	case job.EdgeApplications:
+		m.ResetApplications()
+		return nil
 	}
 	return fmt.Errorf("unknown Job edge %s", name)
+}
+
+// JobApplicationMutation represents an operation that mutates the JobApplication nodes in the graph.
+type JobApplicationMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *string
+	created_at          *time.Time
+	updated_at          *time.Time
+	applicant_user_id   *string
+	connection_id       *string
+	party_name          *string
+	party_instance_url  *string
+	peer_application_id *string
+	message             *string
+	price_cents         *money.Cents
+	addprice_cents      *money.Cents
+	eta_days            *int
+	addeta_days         *int
+	task_type           *jobapplication.TaskType
+	skills              *[]string
+	appendskills        []string
+	pricing_model       *jobapplication.PricingModel
+	price               *float64
+	addprice            *float64
+	currency            *string
+	status              *jobapplication.Status
+	reason              *string
+	score               *float64
+	addscore            *float64
+	contract_id         *string
+	peer_contract_id    *string
+	clearedFields       map[string]struct{}
+	job                 *string
+	clearedjob          bool
+	done                bool
+	oldValue            func(context.Context) (*JobApplication, error)
+	predicates          []predicate.JobApplication
+}
+
+var _ ent.Mutation = (*JobApplicationMutation)(nil)
+
+// jobapplicationOption allows management of the mutation configuration using functional options.
+type jobapplicationOption func(*JobApplicationMutation)
+
+// newJobApplicationMutation creates new mutation for the JobApplication entity.
+func newJobApplicationMutation(c config, op Op, opts ...jobapplicationOption) *JobApplicationMutation {
+	m := &JobApplicationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeJobApplication,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withJobApplicationID sets the ID field of the mutation.
+func withJobApplicationID(id string) jobapplicationOption {
+	return func(m *JobApplicationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *JobApplication
+		)
+		m.oldValue = func(ctx context.Context) (*JobApplication, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().JobApplication.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withJobApplication sets the old JobApplication of the mutation.
+func withJobApplication(node *JobApplication) jobapplicationOption {
+	return func(m *JobApplicationMutation) {
+		m.oldValue = func(context.Context) (*JobApplication, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m JobApplicationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m JobApplicationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of JobApplication entities.
+func (m *JobApplicationMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *JobApplicationMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *JobApplicationMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().JobApplication.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *JobApplicationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *JobApplicationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *JobApplicationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *JobApplicationMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *JobApplicationMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *JobApplicationMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetJobID sets the "job_id" field.
+func (m *JobApplicationMutation) SetJobID(s string) {
+	m.job = &s
+}
+
+// JobID returns the value of the "job_id" field in the mutation.
+func (m *JobApplicationMutation) JobID() (r string, exists bool) {
+	v := m.job
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldJobID returns the old "job_id" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldJobID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldJobID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldJobID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldJobID: %w", err)
+	}
+	return oldValue.JobID, nil
+}
+
+// ResetJobID resets all changes to the "job_id" field.
+func (m *JobApplicationMutation) ResetJobID() {
+	m.job = nil
+}
+
+// SetApplicantUserID sets the "applicant_user_id" field.
+func (m *JobApplicationMutation) SetApplicantUserID(s string) {
+	m.applicant_user_id = &s
+}
+
+// ApplicantUserID returns the value of the "applicant_user_id" field in the mutation.
+func (m *JobApplicationMutation) ApplicantUserID() (r string, exists bool) {
+	v := m.applicant_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApplicantUserID returns the old "applicant_user_id" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldApplicantUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApplicantUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApplicantUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApplicantUserID: %w", err)
+	}
+	return oldValue.ApplicantUserID, nil
+}
+
+// ClearApplicantUserID clears the value of the "applicant_user_id" field.
+func (m *JobApplicationMutation) ClearApplicantUserID() {
+	m.applicant_user_id = nil
+	m.clearedFields[jobapplication.FieldApplicantUserID] = struct{}{}
+}
+
+// ApplicantUserIDCleared returns if the "applicant_user_id" field was cleared in this mutation.
+func (m *JobApplicationMutation) ApplicantUserIDCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldApplicantUserID]
+	return ok
+}
+
+// ResetApplicantUserID resets all changes to the "applicant_user_id" field.
+func (m *JobApplicationMutation) ResetApplicantUserID() {
+	m.applicant_user_id = nil
+	delete(m.clearedFields, jobapplication.FieldApplicantUserID)
+}
+
+// SetConnectionID sets the "connection_id" field.
+func (m *JobApplicationMutation) SetConnectionID(s string) {
+	m.connection_id = &s
+}
+
+// ConnectionID returns the value of the "connection_id" field in the mutation.
+func (m *JobApplicationMutation) ConnectionID() (r string, exists bool) {
+	v := m.connection_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConnectionID returns the old "connection_id" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldConnectionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConnectionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConnectionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConnectionID: %w", err)
+	}
+	return oldValue.ConnectionID, nil
+}
+
+// ClearConnectionID clears the value of the "connection_id" field.
+func (m *JobApplicationMutation) ClearConnectionID() {
+	m.connection_id = nil
+	m.clearedFields[jobapplication.FieldConnectionID] = struct{}{}
+}
+
+// ConnectionIDCleared returns if the "connection_id" field was cleared in this mutation.
+func (m *JobApplicationMutation) ConnectionIDCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldConnectionID]
+	return ok
+}
+
+// ResetConnectionID resets all changes to the "connection_id" field.
+func (m *JobApplicationMutation) ResetConnectionID() {
+	m.connection_id = nil
+	delete(m.clearedFields, jobapplication.FieldConnectionID)
+}
+
+// SetPartyName sets the "party_name" field.
+func (m *JobApplicationMutation) SetPartyName(s string) {
+	m.party_name = &s
+}
+
+// PartyName returns the value of the "party_name" field in the mutation.
+func (m *JobApplicationMutation) PartyName() (r string, exists bool) {
+	v := m.party_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPartyName returns the old "party_name" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldPartyName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPartyName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPartyName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPartyName: %w", err)
+	}
+	return oldValue.PartyName, nil
+}
+
+// ResetPartyName resets all changes to the "party_name" field.
+func (m *JobApplicationMutation) ResetPartyName() {
+	m.party_name = nil
+}
+
+// SetPartyInstanceURL sets the "party_instance_url" field.
+func (m *JobApplicationMutation) SetPartyInstanceURL(s string) {
+	m.party_instance_url = &s
+}
+
+// PartyInstanceURL returns the value of the "party_instance_url" field in the mutation.
+func (m *JobApplicationMutation) PartyInstanceURL() (r string, exists bool) {
+	v := m.party_instance_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPartyInstanceURL returns the old "party_instance_url" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldPartyInstanceURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPartyInstanceURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPartyInstanceURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPartyInstanceURL: %w", err)
+	}
+	return oldValue.PartyInstanceURL, nil
+}
+
+// ClearPartyInstanceURL clears the value of the "party_instance_url" field.
+func (m *JobApplicationMutation) ClearPartyInstanceURL() {
+	m.party_instance_url = nil
+	m.clearedFields[jobapplication.FieldPartyInstanceURL] = struct{}{}
+}
+
+// PartyInstanceURLCleared returns if the "party_instance_url" field was cleared in this mutation.
+func (m *JobApplicationMutation) PartyInstanceURLCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldPartyInstanceURL]
+	return ok
+}
+
+// ResetPartyInstanceURL resets all changes to the "party_instance_url" field.
+func (m *JobApplicationMutation) ResetPartyInstanceURL() {
+	m.party_instance_url = nil
+	delete(m.clearedFields, jobapplication.FieldPartyInstanceURL)
+}
+
+// SetPeerApplicationID sets the "peer_application_id" field.
+func (m *JobApplicationMutation) SetPeerApplicationID(s string) {
+	m.peer_application_id = &s
+}
+
+// PeerApplicationID returns the value of the "peer_application_id" field in the mutation.
+func (m *JobApplicationMutation) PeerApplicationID() (r string, exists bool) {
+	v := m.peer_application_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeerApplicationID returns the old "peer_application_id" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldPeerApplicationID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeerApplicationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeerApplicationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeerApplicationID: %w", err)
+	}
+	return oldValue.PeerApplicationID, nil
+}
+
+// ClearPeerApplicationID clears the value of the "peer_application_id" field.
+func (m *JobApplicationMutation) ClearPeerApplicationID() {
+	m.peer_application_id = nil
+	m.clearedFields[jobapplication.FieldPeerApplicationID] = struct{}{}
+}
+
+// PeerApplicationIDCleared returns if the "peer_application_id" field was cleared in this mutation.
+func (m *JobApplicationMutation) PeerApplicationIDCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldPeerApplicationID]
+	return ok
+}
+
+// ResetPeerApplicationID resets all changes to the "peer_application_id" field.
+func (m *JobApplicationMutation) ResetPeerApplicationID() {
+	m.peer_application_id = nil
+	delete(m.clearedFields, jobapplication.FieldPeerApplicationID)
+}
+
+// SetMessage sets the "message" field.
+func (m *JobApplicationMutation) SetMessage(s string) {
+	m.message = &s
+}
+
+// Message returns the value of the "message" field in the mutation.
+func (m *JobApplicationMutation) Message() (r string, exists bool) {
+	v := m.message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMessage returns the old "message" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldMessage(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMessage: %w", err)
+	}
+	return oldValue.Message, nil
+}
+
+// ResetMessage resets all changes to the "message" field.
+func (m *JobApplicationMutation) ResetMessage() {
+	m.message = nil
+}
+
+// SetPriceCents sets the "price_cents" field.
+func (m *JobApplicationMutation) SetPriceCents(value money.Cents) {
+	m.price_cents = &value
+	m.addprice_cents = nil
+}
+
+// PriceCents returns the value of the "price_cents" field in the mutation.
+func (m *JobApplicationMutation) PriceCents() (r money.Cents, exists bool) {
+	v := m.price_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPriceCents returns the old "price_cents" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldPriceCents(ctx context.Context) (v money.Cents, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPriceCents is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPriceCents requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPriceCents: %w", err)
+	}
+	return oldValue.PriceCents, nil
+}
+
+// AddPriceCents adds value to the "price_cents" field.
+func (m *JobApplicationMutation) AddPriceCents(value money.Cents) {
+	if m.addprice_cents != nil {
+		*m.addprice_cents += value
+	} else {
+		m.addprice_cents = &value
+	}
+}
+
+// AddedPriceCents returns the value that was added to the "price_cents" field in this mutation.
+func (m *JobApplicationMutation) AddedPriceCents() (r money.Cents, exists bool) {
+	v := m.addprice_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPriceCents resets all changes to the "price_cents" field.
+func (m *JobApplicationMutation) ResetPriceCents() {
+	m.price_cents = nil
+	m.addprice_cents = nil
+}
+
+// SetEtaDays sets the "eta_days" field.
+func (m *JobApplicationMutation) SetEtaDays(i int) {
+	m.eta_days = &i
+	m.addeta_days = nil
+}
+
+// EtaDays returns the value of the "eta_days" field in the mutation.
+func (m *JobApplicationMutation) EtaDays() (r int, exists bool) {
+	v := m.eta_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEtaDays returns the old "eta_days" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldEtaDays(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEtaDays is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEtaDays requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEtaDays: %w", err)
+	}
+	return oldValue.EtaDays, nil
+}
+
+// AddEtaDays adds i to the "eta_days" field.
+func (m *JobApplicationMutation) AddEtaDays(i int) {
+	if m.addeta_days != nil {
+		*m.addeta_days += i
+	} else {
+		m.addeta_days = &i
+	}
+}
+
+// AddedEtaDays returns the value that was added to the "eta_days" field in this mutation.
+func (m *JobApplicationMutation) AddedEtaDays() (r int, exists bool) {
+	v := m.addeta_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetEtaDays resets all changes to the "eta_days" field.
+func (m *JobApplicationMutation) ResetEtaDays() {
+	m.eta_days = nil
+	m.addeta_days = nil
+}
+
+// SetTaskType sets the "task_type" field.
+func (m *JobApplicationMutation) SetTaskType(jt jobapplication.TaskType) {
+	m.task_type = &jt
+}
+
+// TaskType returns the value of the "task_type" field in the mutation.
+func (m *JobApplicationMutation) TaskType() (r jobapplication.TaskType, exists bool) {
+	v := m.task_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskType returns the old "task_type" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldTaskType(ctx context.Context) (v *jobapplication.TaskType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskType: %w", err)
+	}
+	return oldValue.TaskType, nil
+}
+
+// ClearTaskType clears the value of the "task_type" field.
+func (m *JobApplicationMutation) ClearTaskType() {
+	m.task_type = nil
+	m.clearedFields[jobapplication.FieldTaskType] = struct{}{}
+}
+
+// TaskTypeCleared returns if the "task_type" field was cleared in this mutation.
+func (m *JobApplicationMutation) TaskTypeCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldTaskType]
+	return ok
+}
+
+// ResetTaskType resets all changes to the "task_type" field.
+func (m *JobApplicationMutation) ResetTaskType() {
+	m.task_type = nil
+	delete(m.clearedFields, jobapplication.FieldTaskType)
+}
+
+// SetSkills sets the "skills" field.
+func (m *JobApplicationMutation) SetSkills(s []string) {
+	m.skills = &s
+	m.appendskills = nil
+}
+
+// Skills returns the value of the "skills" field in the mutation.
+func (m *JobApplicationMutation) Skills() (r []string, exists bool) {
+	v := m.skills
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSkills returns the old "skills" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldSkills(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSkills is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSkills requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSkills: %w", err)
+	}
+	return oldValue.Skills, nil
+}
+
+// AppendSkills adds s to the "skills" field.
+func (m *JobApplicationMutation) AppendSkills(s []string) {
+	m.appendskills = append(m.appendskills, s...)
+}
+
+// AppendedSkills returns the list of values that were appended to the "skills" field in this mutation.
+func (m *JobApplicationMutation) AppendedSkills() ([]string, bool) {
+	if len(m.appendskills) == 0 {
+		return nil, false
+	}
+	return m.appendskills, true
+}
+
+// ClearSkills clears the value of the "skills" field.
+func (m *JobApplicationMutation) ClearSkills() {
+	m.skills = nil
+	m.appendskills = nil
+	m.clearedFields[jobapplication.FieldSkills] = struct{}{}
+}
+
+// SkillsCleared returns if the "skills" field was cleared in this mutation.
+func (m *JobApplicationMutation) SkillsCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldSkills]
+	return ok
+}
+
+// ResetSkills resets all changes to the "skills" field.
+func (m *JobApplicationMutation) ResetSkills() {
+	m.skills = nil
+	m.appendskills = nil
+	delete(m.clearedFields, jobapplication.FieldSkills)
+}
+
+// SetPricingModel sets the "pricing_model" field.
+func (m *JobApplicationMutation) SetPricingModel(jm jobapplication.PricingModel) {
+	m.pricing_model = &jm
+}
+
+// PricingModel returns the value of the "pricing_model" field in the mutation.
+func (m *JobApplicationMutation) PricingModel() (r jobapplication.PricingModel, exists bool) {
+	v := m.pricing_model
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPricingModel returns the old "pricing_model" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldPricingModel(ctx context.Context) (v *jobapplication.PricingModel, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPricingModel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPricingModel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPricingModel: %w", err)
+	}
+	return oldValue.PricingModel, nil
+}
+
+// ClearPricingModel clears the value of the "pricing_model" field.
+func (m *JobApplicationMutation) ClearPricingModel() {
+	m.pricing_model = nil
+	m.clearedFields[jobapplication.FieldPricingModel] = struct{}{}
+}
+
+// PricingModelCleared returns if the "pricing_model" field was cleared in this mutation.
+func (m *JobApplicationMutation) PricingModelCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldPricingModel]
+	return ok
+}
+
+// ResetPricingModel resets all changes to the "pricing_model" field.
+func (m *JobApplicationMutation) ResetPricingModel() {
+	m.pricing_model = nil
+	delete(m.clearedFields, jobapplication.FieldPricingModel)
+}
+
+// SetPrice sets the "price" field.
+func (m *JobApplicationMutation) SetPrice(f float64) {
+	m.price = &f
+	m.addprice = nil
+}
+
+// Price returns the value of the "price" field in the mutation.
+func (m *JobApplicationMutation) Price() (r float64, exists bool) {
+	v := m.price
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrice returns the old "price" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldPrice(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrice is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrice requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrice: %w", err)
+	}
+	return oldValue.Price, nil
+}
+
+// AddPrice adds f to the "price" field.
+func (m *JobApplicationMutation) AddPrice(f float64) {
+	if m.addprice != nil {
+		*m.addprice += f
+	} else {
+		m.addprice = &f
+	}
+}
+
+// AddedPrice returns the value that was added to the "price" field in this mutation.
+func (m *JobApplicationMutation) AddedPrice() (r float64, exists bool) {
+	v := m.addprice
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearPrice clears the value of the "price" field.
+func (m *JobApplicationMutation) ClearPrice() {
+	m.price = nil
+	m.addprice = nil
+	m.clearedFields[jobapplication.FieldPrice] = struct{}{}
+}
+
+// PriceCleared returns if the "price" field was cleared in this mutation.
+func (m *JobApplicationMutation) PriceCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldPrice]
+	return ok
+}
+
+// ResetPrice resets all changes to the "price" field.
+func (m *JobApplicationMutation) ResetPrice() {
+	m.price = nil
+	m.addprice = nil
+	delete(m.clearedFields, jobapplication.FieldPrice)
+}
+
+// SetCurrency sets the "currency" field.
+func (m *JobApplicationMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *JobApplicationMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldCurrency(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ClearCurrency clears the value of the "currency" field.
+func (m *JobApplicationMutation) ClearCurrency() {
+	m.currency = nil
+	m.clearedFields[jobapplication.FieldCurrency] = struct{}{}
+}
+
+// CurrencyCleared returns if the "currency" field was cleared in this mutation.
+func (m *JobApplicationMutation) CurrencyCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldCurrency]
+	return ok
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *JobApplicationMutation) ResetCurrency() {
+	m.currency = nil
+	delete(m.clearedFields, jobapplication.FieldCurrency)
+}
+
+// SetStatus sets the "status" field.
+func (m *JobApplicationMutation) SetStatus(j jobapplication.Status) {
+	m.status = &j
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *JobApplicationMutation) Status() (r jobapplication.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldStatus(ctx context.Context) (v jobapplication.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *JobApplicationMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetReason sets the "reason" field.
+func (m *JobApplicationMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *JobApplicationMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ClearReason clears the value of the "reason" field.
+func (m *JobApplicationMutation) ClearReason() {
+	m.reason = nil
+	m.clearedFields[jobapplication.FieldReason] = struct{}{}
+}
+
+// ReasonCleared returns if the "reason" field was cleared in this mutation.
+func (m *JobApplicationMutation) ReasonCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldReason]
+	return ok
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *JobApplicationMutation) ResetReason() {
+	m.reason = nil
+	delete(m.clearedFields, jobapplication.FieldReason)
+}
+
+// SetScore sets the "score" field.
+func (m *JobApplicationMutation) SetScore(f float64) {
+	m.score = &f
+	m.addscore = nil
+}
+
+// Score returns the value of the "score" field in the mutation.
+func (m *JobApplicationMutation) Score() (r float64, exists bool) {
+	v := m.score
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScore returns the old "score" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldScore(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScore is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScore requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScore: %w", err)
+	}
+	return oldValue.Score, nil
+}
+
+// AddScore adds f to the "score" field.
+func (m *JobApplicationMutation) AddScore(f float64) {
+	if m.addscore != nil {
+		*m.addscore += f
+	} else {
+		m.addscore = &f
+	}
+}
+
+// AddedScore returns the value that was added to the "score" field in this mutation.
+func (m *JobApplicationMutation) AddedScore() (r float64, exists bool) {
+	v := m.addscore
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearScore clears the value of the "score" field.
+func (m *JobApplicationMutation) ClearScore() {
+	m.score = nil
+	m.addscore = nil
+	m.clearedFields[jobapplication.FieldScore] = struct{}{}
+}
+
+// ScoreCleared returns if the "score" field was cleared in this mutation.
+func (m *JobApplicationMutation) ScoreCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldScore]
+	return ok
+}
+
+// ResetScore resets all changes to the "score" field.
+func (m *JobApplicationMutation) ResetScore() {
+	m.score = nil
+	m.addscore = nil
+	delete(m.clearedFields, jobapplication.FieldScore)
+}
+
+// SetContractID sets the "contract_id" field.
+func (m *JobApplicationMutation) SetContractID(s string) {
+	m.contract_id = &s
+}
+
+// ContractID returns the value of the "contract_id" field in the mutation.
+func (m *JobApplicationMutation) ContractID() (r string, exists bool) {
+	v := m.contract_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractID returns the old "contract_id" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldContractID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractID: %w", err)
+	}
+	return oldValue.ContractID, nil
+}
+
+// ClearContractID clears the value of the "contract_id" field.
+func (m *JobApplicationMutation) ClearContractID() {
+	m.contract_id = nil
+	m.clearedFields[jobapplication.FieldContractID] = struct{}{}
+}
+
+// ContractIDCleared returns if the "contract_id" field was cleared in this mutation.
+func (m *JobApplicationMutation) ContractIDCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldContractID]
+	return ok
+}
+
+// ResetContractID resets all changes to the "contract_id" field.
+func (m *JobApplicationMutation) ResetContractID() {
+	m.contract_id = nil
+	delete(m.clearedFields, jobapplication.FieldContractID)
+}
+
+// SetPeerContractID sets the "peer_contract_id" field.
+func (m *JobApplicationMutation) SetPeerContractID(s string) {
+	m.peer_contract_id = &s
+}
+
+// PeerContractID returns the value of the "peer_contract_id" field in the mutation.
+func (m *JobApplicationMutation) PeerContractID() (r string, exists bool) {
+	v := m.peer_contract_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeerContractID returns the old "peer_contract_id" field's value of the JobApplication entity.
+// If the JobApplication object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobApplicationMutation) OldPeerContractID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeerContractID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeerContractID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeerContractID: %w", err)
+	}
+	return oldValue.PeerContractID, nil
+}
+
+// ClearPeerContractID clears the value of the "peer_contract_id" field.
+func (m *JobApplicationMutation) ClearPeerContractID() {
+	m.peer_contract_id = nil
+	m.clearedFields[jobapplication.FieldPeerContractID] = struct{}{}
+}
+
+// PeerContractIDCleared returns if the "peer_contract_id" field was cleared in this mutation.
+func (m *JobApplicationMutation) PeerContractIDCleared() bool {
+	_, ok := m.clearedFields[jobapplication.FieldPeerContractID]
+	return ok
+}
+
+// ResetPeerContractID resets all changes to the "peer_contract_id" field.
+func (m *JobApplicationMutation) ResetPeerContractID() {
+	m.peer_contract_id = nil
+	delete(m.clearedFields, jobapplication.FieldPeerContractID)
+}
+
+// ClearJob clears the "job" edge to the Job entity.
+func (m *JobApplicationMutation) ClearJob() {
+	m.clearedjob = true
+	m.clearedFields[jobapplication.FieldJobID] = struct{}{}
+}
+
+// JobCleared reports if the "job" edge to the Job entity was cleared.
+func (m *JobApplicationMutation) JobCleared() bool {
+	return m.clearedjob
+}
+
+// JobIDs returns the "job" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// JobID instead. It exists only for internal usage by the builders.
+func (m *JobApplicationMutation) JobIDs() (ids []string) {
+	if id := m.job; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetJob resets all changes to the "job" edge.
+func (m *JobApplicationMutation) ResetJob() {
+	m.job = nil
+	m.clearedjob = false
+}
+
+// Where appends a list predicates to the JobApplicationMutation builder.
+func (m *JobApplicationMutation) Where(ps ...predicate.JobApplication) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the JobApplicationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *JobApplicationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.JobApplication, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *JobApplicationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *JobApplicationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (JobApplication).
+func (m *JobApplicationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *JobApplicationMutation) Fields() []string {
+	fields := make([]string, 0, 21)
+	if m.created_at != nil {
+		fields = append(fields, jobapplication.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, jobapplication.FieldUpdatedAt)
+	}
+	if m.job != nil {
+		fields = append(fields, jobapplication.FieldJobID)
+	}
+	if m.applicant_user_id != nil {
+		fields = append(fields, jobapplication.FieldApplicantUserID)
+	}
+	if m.connection_id != nil {
+		fields = append(fields, jobapplication.FieldConnectionID)
+	}
+	if m.party_name != nil {
+		fields = append(fields, jobapplication.FieldPartyName)
+	}
+	if m.party_instance_url != nil {
+		fields = append(fields, jobapplication.FieldPartyInstanceURL)
+	}
+	if m.peer_application_id != nil {
+		fields = append(fields, jobapplication.FieldPeerApplicationID)
+	}
+	if m.message != nil {
+		fields = append(fields, jobapplication.FieldMessage)
+	}
+	if m.price_cents != nil {
+		fields = append(fields, jobapplication.FieldPriceCents)
+	}
+	if m.eta_days != nil {
+		fields = append(fields, jobapplication.FieldEtaDays)
+	}
+	if m.task_type != nil {
+		fields = append(fields, jobapplication.FieldTaskType)
+	}
+	if m.skills != nil {
+		fields = append(fields, jobapplication.FieldSkills)
+	}
+	if m.pricing_model != nil {
+		fields = append(fields, jobapplication.FieldPricingModel)
+	}
+	if m.price != nil {
+		fields = append(fields, jobapplication.FieldPrice)
+	}
+	if m.currency != nil {
+		fields = append(fields, jobapplication.FieldCurrency)
+	}
+	if m.status != nil {
+		fields = append(fields, jobapplication.FieldStatus)
+	}
+	if m.reason != nil {
+		fields = append(fields, jobapplication.FieldReason)
+	}
+	if m.score != nil {
+		fields = append(fields, jobapplication.FieldScore)
+	}
+	if m.contract_id != nil {
+		fields = append(fields, jobapplication.FieldContractID)
+	}
+	if m.peer_contract_id != nil {
+		fields = append(fields, jobapplication.FieldPeerContractID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *JobApplicationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case jobapplication.FieldCreatedAt:
+		return m.CreatedAt()
+	case jobapplication.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case jobapplication.FieldJobID:
+		return m.JobID()
+	case jobapplication.FieldApplicantUserID:
+		return m.ApplicantUserID()
+	case jobapplication.FieldConnectionID:
+		return m.ConnectionID()
+	case jobapplication.FieldPartyName:
+		return m.PartyName()
+	case jobapplication.FieldPartyInstanceURL:
+		return m.PartyInstanceURL()
+	case jobapplication.FieldPeerApplicationID:
+		return m.PeerApplicationID()
+	case jobapplication.FieldMessage:
+		return m.Message()
+	case jobapplication.FieldPriceCents:
+		return m.PriceCents()
+	case jobapplication.FieldEtaDays:
+		return m.EtaDays()
+	case jobapplication.FieldTaskType:
+		return m.TaskType()
+	case jobapplication.FieldSkills:
+		return m.Skills()
+	case jobapplication.FieldPricingModel:
+		return m.PricingModel()
+	case jobapplication.FieldPrice:
+		return m.Price()
+	case jobapplication.FieldCurrency:
+		return m.Currency()
+	case jobapplication.FieldStatus:
+		return m.Status()
+	case jobapplication.FieldReason:
+		return m.Reason()
+	case jobapplication.FieldScore:
+		return m.Score()
+	case jobapplication.FieldContractID:
+		return m.ContractID()
+	case jobapplication.FieldPeerContractID:
+		return m.PeerContractID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *JobApplicationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case jobapplication.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case jobapplication.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case jobapplication.FieldJobID:
+		return m.OldJobID(ctx)
+	case jobapplication.FieldApplicantUserID:
+		return m.OldApplicantUserID(ctx)
+	case jobapplication.FieldConnectionID:
+		return m.OldConnectionID(ctx)
+	case jobapplication.FieldPartyName:
+		return m.OldPartyName(ctx)
+	case jobapplication.FieldPartyInstanceURL:
+		return m.OldPartyInstanceURL(ctx)
+	case jobapplication.FieldPeerApplicationID:
+		return m.OldPeerApplicationID(ctx)
+	case jobapplication.FieldMessage:
+		return m.OldMessage(ctx)
+	case jobapplication.FieldPriceCents:
+		return m.OldPriceCents(ctx)
+	case jobapplication.FieldEtaDays:
+		return m.OldEtaDays(ctx)
+	case jobapplication.FieldTaskType:
+		return m.OldTaskType(ctx)
+	case jobapplication.FieldSkills:
+		return m.OldSkills(ctx)
+	case jobapplication.FieldPricingModel:
+		return m.OldPricingModel(ctx)
+	case jobapplication.FieldPrice:
+		return m.OldPrice(ctx)
+	case jobapplication.FieldCurrency:
+		return m.OldCurrency(ctx)
+	case jobapplication.FieldStatus:
+		return m.OldStatus(ctx)
+	case jobapplication.FieldReason:
+		return m.OldReason(ctx)
+	case jobapplication.FieldScore:
+		return m.OldScore(ctx)
+	case jobapplication.FieldContractID:
+		return m.OldContractID(ctx)
+	case jobapplication.FieldPeerContractID:
+		return m.OldPeerContractID(ctx)
+	}
+	return nil, fmt.Errorf("unknown JobApplication field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *JobApplicationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case jobapplication.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case jobapplication.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case jobapplication.FieldJobID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetJobID(v)
+		return nil
+	case jobapplication.FieldApplicantUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApplicantUserID(v)
+		return nil
+	case jobapplication.FieldConnectionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConnectionID(v)
+		return nil
+	case jobapplication.FieldPartyName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPartyName(v)
+		return nil
+	case jobapplication.FieldPartyInstanceURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPartyInstanceURL(v)
+		return nil
+	case jobapplication.FieldPeerApplicationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeerApplicationID(v)
+		return nil
+	case jobapplication.FieldMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMessage(v)
+		return nil
+	case jobapplication.FieldPriceCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPriceCents(v)
+		return nil
+	case jobapplication.FieldEtaDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEtaDays(v)
+		return nil
+	case jobapplication.FieldTaskType:
+		v, ok := value.(jobapplication.TaskType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskType(v)
+		return nil
+	case jobapplication.FieldSkills:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSkills(v)
+		return nil
+	case jobapplication.FieldPricingModel:
+		v, ok := value.(jobapplication.PricingModel)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPricingModel(v)
+		return nil
+	case jobapplication.FieldPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrice(v)
+		return nil
+	case jobapplication.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
+		return nil
+	case jobapplication.FieldStatus:
+		v, ok := value.(jobapplication.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case jobapplication.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case jobapplication.FieldScore:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScore(v)
+		return nil
+	case jobapplication.FieldContractID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractID(v)
+		return nil
+	case jobapplication.FieldPeerContractID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeerContractID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown JobApplication field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *JobApplicationMutation) AddedFields() []string {
+	var fields []string
+	if m.addprice_cents != nil {
+		fields = append(fields, jobapplication.FieldPriceCents)
+	}
+	if m.addeta_days != nil {
+		fields = append(fields, jobapplication.FieldEtaDays)
+	}
+	if m.addprice != nil {
+		fields = append(fields, jobapplication.FieldPrice)
+	}
+	if m.addscore != nil {
+		fields = append(fields, jobapplication.FieldScore)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *JobApplicationMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case jobapplication.FieldPriceCents:
+		return m.AddedPriceCents()
+	case jobapplication.FieldEtaDays:
+		return m.AddedEtaDays()
+	case jobapplication.FieldPrice:
+		return m.AddedPrice()
+	case jobapplication.FieldScore:
+		return m.AddedScore()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *JobApplicationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case jobapplication.FieldPriceCents:
+		v, ok := value.(money.Cents)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPriceCents(v)
+		return nil
+	case jobapplication.FieldEtaDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddEtaDays(v)
+		return nil
+	case jobapplication.FieldPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPrice(v)
+		return nil
+	case jobapplication.FieldScore:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddScore(v)
+		return nil
+	}
+	return fmt.Errorf("unknown JobApplication numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *JobApplicationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(jobapplication.FieldApplicantUserID) {
+		fields = append(fields, jobapplication.FieldApplicantUserID)
+	}
+	if m.FieldCleared(jobapplication.FieldConnectionID) {
+		fields = append(fields, jobapplication.FieldConnectionID)
+	}
+	if m.FieldCleared(jobapplication.FieldPartyInstanceURL) {
+		fields = append(fields, jobapplication.FieldPartyInstanceURL)
+	}
+	if m.FieldCleared(jobapplication.FieldPeerApplicationID) {
+		fields = append(fields, jobapplication.FieldPeerApplicationID)
+	}
+	if m.FieldCleared(jobapplication.FieldTaskType) {
+		fields = append(fields, jobapplication.FieldTaskType)
+	}
+	if m.FieldCleared(jobapplication.FieldSkills) {
+		fields = append(fields, jobapplication.FieldSkills)
+	}
+	if m.FieldCleared(jobapplication.FieldPricingModel) {
+		fields = append(fields, jobapplication.FieldPricingModel)
+	}
+	if m.FieldCleared(jobapplication.FieldPrice) {
+		fields = append(fields, jobapplication.FieldPrice)
+	}
+	if m.FieldCleared(jobapplication.FieldCurrency) {
+		fields = append(fields, jobapplication.FieldCurrency)
+	}
+	if m.FieldCleared(jobapplication.FieldReason) {
+		fields = append(fields, jobapplication.FieldReason)
+	}
+	if m.FieldCleared(jobapplication.FieldScore) {
+		fields = append(fields, jobapplication.FieldScore)
+	}
+	if m.FieldCleared(jobapplication.FieldContractID) {
+		fields = append(fields, jobapplication.FieldContractID)
+	}
+	if m.FieldCleared(jobapplication.FieldPeerContractID) {
+		fields = append(fields, jobapplication.FieldPeerContractID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *JobApplicationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *JobApplicationMutation) ClearField(name string) error {
+	switch name {
+	case jobapplication.FieldApplicantUserID:
+		m.ClearApplicantUserID()
+		return nil
+	case jobapplication.FieldConnectionID:
+		m.ClearConnectionID()
+		return nil
+	case jobapplication.FieldPartyInstanceURL:
+		m.ClearPartyInstanceURL()
+		return nil
+	case jobapplication.FieldPeerApplicationID:
+		m.ClearPeerApplicationID()
+		return nil
+	case jobapplication.FieldTaskType:
+		m.ClearTaskType()
+		return nil
+	case jobapplication.FieldSkills:
+		m.ClearSkills()
+		return nil
+	case jobapplication.FieldPricingModel:
+		m.ClearPricingModel()
+		return nil
+	case jobapplication.FieldPrice:
+		m.ClearPrice()
+		return nil
+	case jobapplication.FieldCurrency:
+		m.ClearCurrency()
+		return nil
+	case jobapplication.FieldReason:
+		m.ClearReason()
+		return nil
+	case jobapplication.FieldScore:
+		m.ClearScore()
+		return nil
+	case jobapplication.FieldContractID:
+		m.ClearContractID()
+		return nil
+	case jobapplication.FieldPeerContractID:
+		m.ClearPeerContractID()
+		return nil
+	}
+	return fmt.Errorf("unknown JobApplication nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *JobApplicationMutation) ResetField(name string) error {
+	switch name {
+	case jobapplication.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case jobapplication.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case jobapplication.FieldJobID:
+		m.ResetJobID()
+		return nil
+	case jobapplication.FieldApplicantUserID:
+		m.ResetApplicantUserID()
+		return nil
+	case jobapplication.FieldConnectionID:
+		m.ResetConnectionID()
+		return nil
+	case jobapplication.FieldPartyName:
+		m.ResetPartyName()
+		return nil
+	case jobapplication.FieldPartyInstanceURL:
+		m.ResetPartyInstanceURL()
+		return nil
+	case jobapplication.FieldPeerApplicationID:
+		m.ResetPeerApplicationID()
+		return nil
+	case jobapplication.FieldMessage:
+		m.ResetMessage()
+		return nil
+	case jobapplication.FieldPriceCents:
+		m.ResetPriceCents()
+		return nil
+	case jobapplication.FieldEtaDays:
+		m.ResetEtaDays()
+		return nil
+	case jobapplication.FieldTaskType:
+		m.ResetTaskType()
+		return nil
+	case jobapplication.FieldSkills:
+		m.ResetSkills()
+		return nil
+	case jobapplication.FieldPricingModel:
+		m.ResetPricingModel()
+		return nil
+	case jobapplication.FieldPrice:
+		m.ResetPrice()
+		return nil
+	case jobapplication.FieldCurrency:
+		m.ResetCurrency()
+		return nil
+	case jobapplication.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case jobapplication.FieldReason:
+		m.ResetReason()
+		return nil
+	case jobapplication.FieldScore:
+		m.ResetScore()
+		return nil
+	case jobapplication.FieldContractID:
+		m.ResetContractID()
+		return nil
+	case jobapplication.FieldPeerContractID:
+		m.ResetPeerContractID()
+		return nil
+	}
+	return fmt.Errorf("unknown JobApplication field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *JobApplicationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.job != nil {
+		edges = append(edges, jobapplication.EdgeJob)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *JobApplicationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case jobapplication.EdgeJob:
+		if id := m.job; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *JobApplicationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *JobApplicationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *JobApplicationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedjob {
+		edges = append(edges, jobapplication.EdgeJob)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *JobApplicationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case jobapplication.EdgeJob:
+		return m.clearedjob
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *JobApplicationMutation) ClearEdge(name string) error {
+	switch name {
+	case jobapplication.EdgeJob:
+		m.ClearJob()
+		return nil
+	}
+	return fmt.Errorf("unknown JobApplication unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *JobApplicationMutation) ResetEdge(name string) error {
+	switch name {
+	case jobapplication.EdgeJob:
+		m.ResetJob()
+		return nil
+	}
+	return fmt.Errorf("unknown JobApplication edge %s", name)
 }
 
 // LedgerEntryMutation represents an operation that mutates the LedgerEntry nodes in the graph.

@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/job"
+	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -1080,6 +1081,43 @@ func init() {
 	// job.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	job.IDValidator = func() func(string) error {
 		validators := jobDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	jobapplicationMixin := schema.JobApplication{}.Mixin()
+	jobapplicationMixinFields0 := jobapplicationMixin[0].Fields()
+	_ = jobapplicationMixinFields0
+	jobapplicationFields := schema.JobApplication{}.Fields()
+	_ = jobapplicationFields
+	// jobapplicationDescPartyName is the schema descriptor for party_name field.
+	jobapplicationDescPartyName := jobapplicationFields[3].Descriptor()
+	// jobapplication.DefaultPartyName holds the default value on creation for the party_name field.
+	jobapplication.DefaultPartyName = jobapplicationDescPartyName.Default.(string)
+	// jobapplicationDescMessage is the schema descriptor for message field.
+	jobapplicationDescMessage := jobapplicationFields[6].Descriptor()
+	// jobapplication.DefaultMessage holds the default value on creation for the message field.
+	jobapplication.DefaultMessage = jobapplicationDescMessage.Default.(string)
+	// jobapplicationDescEtaDays is the schema descriptor for eta_days field.
+	jobapplicationDescEtaDays := jobapplicationFields[8].Descriptor()
+	// jobapplication.DefaultEtaDays holds the default value on creation for the eta_days field.
+	jobapplication.DefaultEtaDays = jobapplicationDescEtaDays.Default.(int)
+	// jobapplicationDescID is the schema descriptor for id field.
+	jobapplicationDescID := jobapplicationMixinFields0[0].Descriptor()
+	// jobapplication.DefaultID holds the default value on creation for the id field.
+	jobapplication.DefaultID = jobapplicationDescID.Default.(func() string)
+	// jobapplication.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	jobapplication.IDValidator = func() func(string) error {
+		validators := jobapplicationDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

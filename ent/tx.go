@@ -66,6 +66,8 @@ type Tx struct {
 	IdempotencyRecord *IdempotencyRecordClient
 	// Job is the client for interacting with the Job builders.
 	Job *JobClient
+	// JobApplication is the client for interacting with the JobApplication builders.
+	JobApplication *JobApplicationClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
@@ -285,6 +287,7 @@ func (tx *Tx) init() {
 	tx.FederationMembership = NewFederationMembershipClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
+	tx.JobApplication = NewJobApplicationClient(tx.config)
 	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
 	tx.NetworkConnection = NewNetworkConnectionClient(tx.config)

@@ -71,6 +71,8 @@ func checkCredentials(g *gate.Gate, s services) {
 	// The task economy's moves ride on a connection too (its handler asks
 	// network.Core.FromPeer on the same route name).
 	g.Check(peer, net.PeerCheck("economy/moves"), economySvc+"ReceiveContractMove")
+	g.Check(peer, net.PeerCheck("economy/applications"), economySvc+"ReceiveJobApplication")
+	g.Check(peer, net.PeerCheck("economy/application-outcomes"), economySvc+"ReceiveApplicationOutcome")
 	// The profile pages: anyone, but a presented peer token must be live.
 	g.Check(peer, net.OptionalPeer("profiles"), profileSvc+"GetProfile", profileSvc+"GetTeamProfile")
 	// The developer portal's agent routes: a developer key or connect token

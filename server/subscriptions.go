@@ -57,6 +57,12 @@ func subscriptions(h *house) []db.Subscription {
 		db.On(func(ctx context.Context, tx *db.Tx, ev network.RelayAcked) error {
 			return s.economy.RelayAcked(ctx, tx, ev.Relay, ev.State)
 		}),
+		// A job its owner closes by hand declines its pending applications;
+		// a new auction wakes the economy's timer for its end.
+		db.On(func(ctx context.Context, tx *db.Tx, ev network.JobClosed) error {
+			return s.economyJobs.Closed(ctx, tx, ev.Job)
+		}),
+		db.OnCommit(func(_ context.Context, ev network.JobPosted) { s.economyJobs.Posted(ev.Job) }),
 		// An invite sent over the network is answered by its relay's ack.
 		db.On(func(ctx context.Context, tx *db.Tx, ev network.RelayAcked) error {
 			return s.groups.RelayAcked(ctx, tx, ev.Relay, ev.State)

@@ -94,7 +94,11 @@ type services struct {
 	economyOps   *economyoperator.Service
 	economyPeer  *economypeer.Service
 	economyAdmin *disputes.Service
-	netCore      *network.Core
+	// The job market: applying to jobs and awarding them, which hears the
+	// board's posts and closes.
+	economyJobs   *economy.Jobs
+	economyMarket *economyoperator.Market
+	netCore       *network.Core
 	// profiles is the profile pages of users and teams (ProfileService).
 	profiles *profiles.Service
 	// The hub's and the spoke's sides, split by who calls them; hub and
@@ -274,7 +278,9 @@ func (h *house) buildServices(*App) error {
 	s.teams, s.projects = groups.New(s.groups)
 	s.economy = &economy.Core{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Projects: s.groups, Relays: s.relays, Net: s.netCore,
 		Reputation: reputation.Recalculate, HoldLimit: money.Cents(cfg.EconomyHoldLimit), Logger: cfg.Logger}
-	s.economyOps, s.economyPeer, s.economyAdmin = economyoperator.New(s.economy), economypeer.New(s.economy), disputes.New(s.economy)
+	s.economyJobs = economy.NewJobs(s.economy)
+	s.economyOps, s.economyPeer, s.economyAdmin = economyoperator.New(s.economy), economypeer.New(s.economy, s.economyJobs), disputes.New(s.economy)
+	s.economyMarket = economyoperator.NewMarket(s.economy, s.economyJobs)
 	// A peer's token shows it what the network sees.
 	s.profiles = &profiles.Service{DB: cfg.DB, Peer: s.peers.OptionalPeer("profiles")}
 	s.caps = &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: s.store.Secrets,

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 // TestEconomyOverTheNetwork: issue 29's two-instance test, two processes
@@ -221,4 +224,141 @@ func hasAll(have []string, want ...string) bool {
 		}
 	}
 	return true
+}
+
+// TestAuctionOverTheNetwork: issue 29's auction across three processes. A's
+// owner posts an auction shared with its connections to B's and C's owners;
+// both apply from the copy their board received (relayed to A through the
+// outbox), and a user of A applies directly. At closesAt A's timer awards
+// the best by find_providers' score with price fit: B's (the closest skills,
+// a middle price) over C's cheaper but thinner and A's local one. A holds
+// the price and offers B the engagement (B's pending item, its contract
+// linked to A's, its application awarded); C and A's user are declined, and
+// both remote boards show the job closed.
+func TestAuctionOverTheNetwork(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	a := startInstance(t, bin, "a", networkArgs...)
+	b := startInstance(t, bin, "b", networkArgs...)
+	c := startInstance(t, bin, "c", networkArgs...)
+	conns := map[*instance]string{}
+	for _, peer := range []*instance{b, c} {
+		must(t, a.owner, http.StatusCreated, http.MethodPost, "/api/federation/connect",
+			`{"peerInstanceUrl":"`+peer.base+`","peerUserEmail":"owner@`+peer.name+`.example"}`)
+		pending := connections(t, peer, "pending")[0]["id"].(string)
+		must(t, peer.owner, http.StatusOK, http.MethodPost, "/api/federation/connections/"+pending+"/accept", `{}`)
+		conns[peer] = connectionTo(t, a, peer.base)
+	}
+	local := newClient(t, a.base)
+	must(t, local, http.StatusCreated, http.MethodPost, "/api/signup",
+		`{"username":"dee","email":"dee@a.example","password":"`+servertest.Password+`","name":"Dee"}`)
+	must(t, local, http.StatusOK, http.MethodPost, "/api/auth/login", `{"username":"dee","password":"`+servertest.Password+`"}`)
+	// Route scores for new applicants: (30 × skill match + 30 + 10) / 100;
+	// score 0.8 × route + 0.2 × (1 − price / 10000).
+	declared := map[*client]string{b.owner: `["go","sql","postgres"]`, c.owner: `["go"]`, local: `["go"]`}
+	for who, skills := range declared {
+		must(t, who, http.StatusCreated, http.MethodPost, "/api/economy/capabilities", `{"taskType":"technical","skills":`+skills+`}`)
+	}
+	closes := time.Now().Add(6 * time.Second).UTC().Format(time.RFC3339)
+	posted := must(t, a.owner, http.StatusCreated, http.MethodPost, "/api/federation/jobs-board",
+		`{"title":"Port the billing job","description":"Move the nightly billing job to Go","taskType":"technical",`+
+			`"requiredSkills":["go","sql","postgres"],"mode":"auction","maxPriceCents":10000,"closesAt":"`+closes+`"}`)
+	jobID := posted["job"].(map[string]any)["id"].(string)
+	for _, d := range posted["deliveries"].([]any) {
+		if d.(map[string]any)["delivered"] != true {
+			t.Fatalf("the auction's deliveries: %v", posted["deliveries"])
+		}
+	}
+	received := func(in *instance) map[string]any {
+		t.Helper()
+		var found map[string]any
+		within(t, 30*time.Second, in.name+"'s copy of the job", func() bool {
+			for _, j := range must(t, in.owner, http.StatusOK, http.MethodGet, "/api/federation/jobs-board?origin=received", "")["jobs"].([]any) {
+				if j := j.(map[string]any); j["title"] == "Port the billing job" {
+					found = j
+				}
+			}
+			return found != nil
+		})
+		return found
+	}
+	bJob, cJob := received(b), received(c)
+	if bJob["mode"] != "auction" || bJob["maxPriceCents"] != float64(10000) || bJob["closesAt"] == nil {
+		t.Fatalf("B's copy of the auction: %v", bJob)
+	}
+	// B: 0.7 route, 5000 → 0.66; C: 0.5, 3000 → 0.54; Dee: 0.5, 6000 → 0.48.
+	bApp := must(t, b.owner, http.StatusCreated, http.MethodPost, "/api/federation/jobs/"+bJob["id"].(string)+"/apply",
+		`{"message":"Done this twice","priceCents":5000,"etaDays":3}`)["application"].(map[string]any)
+	must(t, c.owner, http.StatusCreated, http.MethodPost, "/api/federation/jobs/"+cJob["id"].(string)+"/apply", `{"priceCents":3000,"etaDays":2}`)
+	must(t, local, http.StatusCreated, http.MethodPost, "/api/federation/jobs/"+jobID+"/apply", `{"priceCents":6000,"etaDays":4}`)
+	if bApp["status"] != "pending" || bApp["capability"].(map[string]any)["taskType"] != "technical" {
+		t.Fatalf("B's application: %v", bApp)
+	}
+	applications := func() []any {
+		list, _ := must(t, a.owner, http.StatusOK, http.MethodGet, "/api/federation/jobs/"+jobID+"/applications", "")["applications"].([]any)
+		return list
+	}
+	within(t, 4*time.Second, "A has the three applications before closesAt", func() bool { return len(applications()) == 3 })
+
+	within(t, 30*time.Second, "the auction's award at closesAt", func() bool {
+		return jobOnBoard(t, a, jobID)["status"] == "closed"
+	})
+	job := jobOnBoard(t, a, jobID)
+	var awarded map[string]any
+	for _, x := range applications() {
+		x := x.(map[string]any)
+		who, _ := x["applicant"].(map[string]any)["connectionId"].(string)
+		switch {
+		case who == conns[b]:
+			awarded = x
+		case x["status"] != "declined":
+			t.Fatalf("an application other than B's: %v", x)
+		}
+	}
+	if awarded == nil || awarded["status"] != "awarded" || job["awardedApplicationId"] != awarded["id"] || awarded["score"] != 0.66 {
+		t.Fatalf("the award: job %v, B's application %v", job, awarded)
+	}
+	contract := contractOn(t, a, job["contractId"].(string))
+	if contract["status"] != "offered" || contract["priceCents"] != float64(5000) ||
+		contract["provider"].(map[string]any)["connectionId"] != conns[b] {
+		t.Fatalf("A's contract: %v", contract)
+	}
+	if got := ledgerOn(t, a); got["hold"] != -5000 {
+		t.Fatalf("A's ledger: %v", got)
+	}
+	within(t, 30*time.Second, "B's offer", func() bool {
+		for _, it := range must(t, b.owner, http.StatusOK, http.MethodGet, "/api/v2/queue?status=pending_confirmation", "")["data"].(map[string]any)["items"].([]any) {
+			if it.(map[string]any)["title"] == "Engagement: Port the billing job" {
+				return true
+			}
+		}
+		return false
+	})
+	bApps := func(in *instance, id string) map[string]any {
+		list := must(t, in.owner, http.StatusOK, http.MethodGet, "/api/federation/jobs/"+id+"/applications", "")["applications"].([]any)
+		return only(t, list)
+	}
+	within(t, 30*time.Second, "B's application awarded, with B's contract", func() bool {
+		mine := bApps(b, bJob["id"].(string))
+		if mine["status"] != "awarded" || mine["contractId"] == nil {
+			return false
+		}
+		return contractOn(t, b, mine["contractId"].(string))["originContractId"] == contract["id"]
+	}, func() string { return fmt.Sprint(bApps(b, bJob["id"].(string))) })
+	within(t, 30*time.Second, "C's application declined", func() bool { return bApps(c, cJob["id"].(string))["status"] == "declined" })
+	for _, in := range []*instance{b, c} {
+		within(t, 30*time.Second, in.name+"'s copy closed", func() bool { return received(in)["status"] == "closed" })
+	}
+}
+
+// jobOnBoard is the job of in's owner's board with that id.
+func jobOnBoard(t *testing.T, in *instance, id string) map[string]any {
+	t.Helper()
+	for _, j := range must(t, in.owner, http.StatusOK, http.MethodGet, "/api/federation/jobs-board?limit=100", "")["jobs"].([]any) {
+		if j := j.(map[string]any); j["id"] == id {
+			return j
+		}
+	}
+	t.Fatalf("%s's board has no job %s", in.name, id)
+	return nil
 }

@@ -52,8 +52,20 @@ const (
 	FieldFromInstanceURL = "from_instance_url"
 	// FieldClosedAt holds the string denoting the closed_at field in the database.
 	FieldClosedAt = "closed_at"
+	// FieldMode holds the string denoting the mode field in the database.
+	FieldMode = "mode"
+	// FieldClosesAt holds the string denoting the closes_at field in the database.
+	FieldClosesAt = "closes_at"
+	// FieldMaxPriceCents holds the string denoting the max_price_cents field in the database.
+	FieldMaxPriceCents = "max_price_cents"
+	// FieldAwardedApplicationID holds the string denoting the awarded_application_id field in the database.
+	FieldAwardedApplicationID = "awarded_application_id"
+	// FieldContractID holds the string denoting the contract_id field in the database.
+	FieldContractID = "contract_id"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
+	// EdgeApplications holds the string denoting the applications edge name in mutations.
+	EdgeApplications = "applications"
 	// Table holds the table name of the job in the database.
 	Table = "jobs"
 	// UserTable is the table that holds the user relation/edge.
@@ -63,6 +75,13 @@ const (
 	UserInverseTable = "users"
 	// UserColumn is the table column denoting the user relation/edge.
 	UserColumn = "user_id"
+	// ApplicationsTable is the table that holds the applications relation/edge.
+	ApplicationsTable = "job_applications"
+	// ApplicationsInverseTable is the table name for the JobApplication entity.
+	// It exists in this package in order to avoid circular dependency with the "jobapplication" package.
+	ApplicationsInverseTable = "job_applications"
+	// ApplicationsColumn is the table column denoting the applications relation/edge.
+	ApplicationsColumn = "job_id"
 )
 
 // Columns holds all SQL columns for job fields.
@@ -87,6 +106,11 @@ var Columns = []string{
 	FieldFromUserName,
 	FieldFromInstanceURL,
 	FieldClosedAt,
+	FieldMode,
+	FieldClosesAt,
+	FieldMaxPriceCents,
+	FieldAwardedApplicationID,
+	FieldContractID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -221,6 +245,32 @@ func StatusValidator(s Status) error {
 	}
 }
 
+// Mode defines the type for the "mode" enum field.
+type Mode string
+
+// ModeDirect is the default value of the Mode enum.
+const DefaultMode = ModeDirect
+
+// Mode values.
+const (
+	ModeDirect  Mode = "direct"
+	ModeAuction Mode = "auction"
+)
+
+func (m Mode) String() string {
+	return string(m)
+}
+
+// ModeValidator is a validator for the "mode" field enum values. It is called by the builders before save.
+func ModeValidator(m Mode) error {
+	switch m {
+	case ModeDirect, ModeAuction:
+		return nil
+	default:
+		return fmt.Errorf("job: invalid enum value for mode field: %q", m)
+	}
+}
+
 // OrderOption defines the ordering options for the Job queries.
 type OrderOption func(*sql.Selector)
 
@@ -314,10 +364,49 @@ func ByClosedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldClosedAt, opts...).ToFunc()
 }
 
+// ByMode orders the results by the mode field.
+func ByMode(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMode, opts...).ToFunc()
+}
+
+// ByClosesAt orders the results by the closes_at field.
+func ByClosesAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldClosesAt, opts...).ToFunc()
+}
+
+// ByMaxPriceCents orders the results by the max_price_cents field.
+func ByMaxPriceCents(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMaxPriceCents, opts...).ToFunc()
+}
+
+// ByAwardedApplicationID orders the results by the awarded_application_id field.
+func ByAwardedApplicationID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAwardedApplicationID, opts...).ToFunc()
+}
+
+// ByContractID orders the results by the contract_id field.
+func ByContractID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldContractID, opts...).ToFunc()
+}
+
 // ByUserField orders the results by user field.
 func ByUserField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
 		sqlgraph.OrderByNeighborTerms(s, newUserStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByApplicationsCount orders the results by applications count.
+func ByApplicationsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newApplicationsStep(), opts...)
+	}
+}
+
+// ByApplications orders the results by applications terms.
+func ByApplications(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newApplicationsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
 func newUserStep() *sqlgraph.Step {
@@ -325,5 +414,12 @@ func newUserStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(UserInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, true, UserTable, UserColumn),
+	)
+}
+func newApplicationsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ApplicationsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ApplicationsTable, ApplicationsColumn),
 	)
 }

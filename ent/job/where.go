@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // ID filters vertices based on their ID field.
@@ -128,6 +129,27 @@ func FromInstanceURL(v string) predicate.Job {
 // ClosedAt applies equality check predicate on the "closed_at" field. It's identical to ClosedAtEQ.
 func ClosedAt(v time.Time) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldClosedAt, v))
+}
+
+// ClosesAt applies equality check predicate on the "closes_at" field. It's identical to ClosesAtEQ.
+func ClosesAt(v time.Time) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldClosesAt, v))
+}
+
+// MaxPriceCents applies equality check predicate on the "max_price_cents" field. It's identical to MaxPriceCentsEQ.
+func MaxPriceCents(v money.Cents) predicate.Job {
+	vc := int64(v)
+	return predicate.Job(sql.FieldEQ(FieldMaxPriceCents, vc))
+}
+
+// AwardedApplicationID applies equality check predicate on the "awarded_application_id" field. It's identical to AwardedApplicationIDEQ.
+func AwardedApplicationID(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldAwardedApplicationID, v))
+}
+
+// ContractID applies equality check predicate on the "contract_id" field. It's identical to ContractIDEQ.
+func ContractID(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldContractID, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
@@ -1055,6 +1077,290 @@ func ClosedAtNotNil() predicate.Job {
 	return predicate.Job(sql.FieldNotNull(FieldClosedAt))
 }
 
+// ModeEQ applies the EQ predicate on the "mode" field.
+func ModeEQ(v Mode) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldMode, v))
+}
+
+// ModeNEQ applies the NEQ predicate on the "mode" field.
+func ModeNEQ(v Mode) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldMode, v))
+}
+
+// ModeIn applies the In predicate on the "mode" field.
+func ModeIn(vs ...Mode) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldMode, vs...))
+}
+
+// ModeNotIn applies the NotIn predicate on the "mode" field.
+func ModeNotIn(vs ...Mode) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldMode, vs...))
+}
+
+// ClosesAtEQ applies the EQ predicate on the "closes_at" field.
+func ClosesAtEQ(v time.Time) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldClosesAt, v))
+}
+
+// ClosesAtNEQ applies the NEQ predicate on the "closes_at" field.
+func ClosesAtNEQ(v time.Time) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldClosesAt, v))
+}
+
+// ClosesAtIn applies the In predicate on the "closes_at" field.
+func ClosesAtIn(vs ...time.Time) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldClosesAt, vs...))
+}
+
+// ClosesAtNotIn applies the NotIn predicate on the "closes_at" field.
+func ClosesAtNotIn(vs ...time.Time) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldClosesAt, vs...))
+}
+
+// ClosesAtGT applies the GT predicate on the "closes_at" field.
+func ClosesAtGT(v time.Time) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldClosesAt, v))
+}
+
+// ClosesAtGTE applies the GTE predicate on the "closes_at" field.
+func ClosesAtGTE(v time.Time) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldClosesAt, v))
+}
+
+// ClosesAtLT applies the LT predicate on the "closes_at" field.
+func ClosesAtLT(v time.Time) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldClosesAt, v))
+}
+
+// ClosesAtLTE applies the LTE predicate on the "closes_at" field.
+func ClosesAtLTE(v time.Time) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldClosesAt, v))
+}
+
+// ClosesAtIsNil applies the IsNil predicate on the "closes_at" field.
+func ClosesAtIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldClosesAt))
+}
+
+// ClosesAtNotNil applies the NotNil predicate on the "closes_at" field.
+func ClosesAtNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldClosesAt))
+}
+
+// MaxPriceCentsEQ applies the EQ predicate on the "max_price_cents" field.
+func MaxPriceCentsEQ(v money.Cents) predicate.Job {
+	vc := int64(v)
+	return predicate.Job(sql.FieldEQ(FieldMaxPriceCents, vc))
+}
+
+// MaxPriceCentsNEQ applies the NEQ predicate on the "max_price_cents" field.
+func MaxPriceCentsNEQ(v money.Cents) predicate.Job {
+	vc := int64(v)
+	return predicate.Job(sql.FieldNEQ(FieldMaxPriceCents, vc))
+}
+
+// MaxPriceCentsIn applies the In predicate on the "max_price_cents" field.
+func MaxPriceCentsIn(vs ...money.Cents) predicate.Job {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Job(sql.FieldIn(FieldMaxPriceCents, v...))
+}
+
+// MaxPriceCentsNotIn applies the NotIn predicate on the "max_price_cents" field.
+func MaxPriceCentsNotIn(vs ...money.Cents) predicate.Job {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Job(sql.FieldNotIn(FieldMaxPriceCents, v...))
+}
+
+// MaxPriceCentsGT applies the GT predicate on the "max_price_cents" field.
+func MaxPriceCentsGT(v money.Cents) predicate.Job {
+	vc := int64(v)
+	return predicate.Job(sql.FieldGT(FieldMaxPriceCents, vc))
+}
+
+// MaxPriceCentsGTE applies the GTE predicate on the "max_price_cents" field.
+func MaxPriceCentsGTE(v money.Cents) predicate.Job {
+	vc := int64(v)
+	return predicate.Job(sql.FieldGTE(FieldMaxPriceCents, vc))
+}
+
+// MaxPriceCentsLT applies the LT predicate on the "max_price_cents" field.
+func MaxPriceCentsLT(v money.Cents) predicate.Job {
+	vc := int64(v)
+	return predicate.Job(sql.FieldLT(FieldMaxPriceCents, vc))
+}
+
+// MaxPriceCentsLTE applies the LTE predicate on the "max_price_cents" field.
+func MaxPriceCentsLTE(v money.Cents) predicate.Job {
+	vc := int64(v)
+	return predicate.Job(sql.FieldLTE(FieldMaxPriceCents, vc))
+}
+
+// MaxPriceCentsIsNil applies the IsNil predicate on the "max_price_cents" field.
+func MaxPriceCentsIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldMaxPriceCents))
+}
+
+// MaxPriceCentsNotNil applies the NotNil predicate on the "max_price_cents" field.
+func MaxPriceCentsNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldMaxPriceCents))
+}
+
+// AwardedApplicationIDEQ applies the EQ predicate on the "awarded_application_id" field.
+func AwardedApplicationIDEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldAwardedApplicationID, v))
+}
+
+// AwardedApplicationIDNEQ applies the NEQ predicate on the "awarded_application_id" field.
+func AwardedApplicationIDNEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldAwardedApplicationID, v))
+}
+
+// AwardedApplicationIDIn applies the In predicate on the "awarded_application_id" field.
+func AwardedApplicationIDIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldAwardedApplicationID, vs...))
+}
+
+// AwardedApplicationIDNotIn applies the NotIn predicate on the "awarded_application_id" field.
+func AwardedApplicationIDNotIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldAwardedApplicationID, vs...))
+}
+
+// AwardedApplicationIDGT applies the GT predicate on the "awarded_application_id" field.
+func AwardedApplicationIDGT(v string) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldAwardedApplicationID, v))
+}
+
+// AwardedApplicationIDGTE applies the GTE predicate on the "awarded_application_id" field.
+func AwardedApplicationIDGTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldAwardedApplicationID, v))
+}
+
+// AwardedApplicationIDLT applies the LT predicate on the "awarded_application_id" field.
+func AwardedApplicationIDLT(v string) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldAwardedApplicationID, v))
+}
+
+// AwardedApplicationIDLTE applies the LTE predicate on the "awarded_application_id" field.
+func AwardedApplicationIDLTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldAwardedApplicationID, v))
+}
+
+// AwardedApplicationIDContains applies the Contains predicate on the "awarded_application_id" field.
+func AwardedApplicationIDContains(v string) predicate.Job {
+	return predicate.Job(sql.FieldContains(FieldAwardedApplicationID, v))
+}
+
+// AwardedApplicationIDHasPrefix applies the HasPrefix predicate on the "awarded_application_id" field.
+func AwardedApplicationIDHasPrefix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasPrefix(FieldAwardedApplicationID, v))
+}
+
+// AwardedApplicationIDHasSuffix applies the HasSuffix predicate on the "awarded_application_id" field.
+func AwardedApplicationIDHasSuffix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasSuffix(FieldAwardedApplicationID, v))
+}
+
+// AwardedApplicationIDIsNil applies the IsNil predicate on the "awarded_application_id" field.
+func AwardedApplicationIDIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldAwardedApplicationID))
+}
+
+// AwardedApplicationIDNotNil applies the NotNil predicate on the "awarded_application_id" field.
+func AwardedApplicationIDNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldAwardedApplicationID))
+}
+
+// AwardedApplicationIDEqualFold applies the EqualFold predicate on the "awarded_application_id" field.
+func AwardedApplicationIDEqualFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldEqualFold(FieldAwardedApplicationID, v))
+}
+
+// AwardedApplicationIDContainsFold applies the ContainsFold predicate on the "awarded_application_id" field.
+func AwardedApplicationIDContainsFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldContainsFold(FieldAwardedApplicationID, v))
+}
+
+// ContractIDEQ applies the EQ predicate on the "contract_id" field.
+func ContractIDEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldContractID, v))
+}
+
+// ContractIDNEQ applies the NEQ predicate on the "contract_id" field.
+func ContractIDNEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldContractID, v))
+}
+
+// ContractIDIn applies the In predicate on the "contract_id" field.
+func ContractIDIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldContractID, vs...))
+}
+
+// ContractIDNotIn applies the NotIn predicate on the "contract_id" field.
+func ContractIDNotIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldContractID, vs...))
+}
+
+// ContractIDGT applies the GT predicate on the "contract_id" field.
+func ContractIDGT(v string) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldContractID, v))
+}
+
+// ContractIDGTE applies the GTE predicate on the "contract_id" field.
+func ContractIDGTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldContractID, v))
+}
+
+// ContractIDLT applies the LT predicate on the "contract_id" field.
+func ContractIDLT(v string) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldContractID, v))
+}
+
+// ContractIDLTE applies the LTE predicate on the "contract_id" field.
+func ContractIDLTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldContractID, v))
+}
+
+// ContractIDContains applies the Contains predicate on the "contract_id" field.
+func ContractIDContains(v string) predicate.Job {
+	return predicate.Job(sql.FieldContains(FieldContractID, v))
+}
+
+// ContractIDHasPrefix applies the HasPrefix predicate on the "contract_id" field.
+func ContractIDHasPrefix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasPrefix(FieldContractID, v))
+}
+
+// ContractIDHasSuffix applies the HasSuffix predicate on the "contract_id" field.
+func ContractIDHasSuffix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasSuffix(FieldContractID, v))
+}
+
+// ContractIDIsNil applies the IsNil predicate on the "contract_id" field.
+func ContractIDIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldContractID))
+}
+
+// ContractIDNotNil applies the NotNil predicate on the "contract_id" field.
+func ContractIDNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldContractID))
+}
+
+// ContractIDEqualFold applies the EqualFold predicate on the "contract_id" field.
+func ContractIDEqualFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldEqualFold(FieldContractID, v))
+}
+
+// ContractIDContainsFold applies the ContainsFold predicate on the "contract_id" field.
+func ContractIDContainsFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldContainsFold(FieldContractID, v))
+}
+
 // HasUser applies the HasEdge predicate on the "user" edge.
 func HasUser() predicate.Job {
 	return predicate.Job(func(s *sql.Selector) {
@@ -1070,6 +1376,29 @@ func HasUser() predicate.Job {
 func HasUserWith(preds ...predicate.User) predicate.Job {
 	return predicate.Job(func(s *sql.Selector) {
 		step := newUserStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasApplications applies the HasEdge predicate on the "applications" edge.
+func HasApplications() predicate.Job {
+	return predicate.Job(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ApplicationsTable, ApplicationsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasApplicationsWith applies the HasEdge predicate on the "applications" edge with a given conditions (other predicates).
+func HasApplicationsWith(preds ...predicate.JobApplication) predicate.Job {
+	return predicate.Job(func(s *sql.Selector) {
+		step := newApplicationsStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -1230,6 +1230,11 @@ var (
 		{Name: "from_user_name", Type: field.TypeString, Nullable: true},
 		{Name: "from_instance_url", Type: field.TypeString, Nullable: true},
 		{Name: "closed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "mode", Type: field.TypeEnum, Enums: []string{"direct", "auction"}, Default: "direct"},
+		{Name: "closes_at", Type: field.TypeTime, Nullable: true},
+		{Name: "max_price_cents", Type: field.TypeInt64, Nullable: true},
+		{Name: "awarded_application_id", Type: field.TypeString, Nullable: true},
+		{Name: "contract_id", Type: field.TypeString, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// JobsTable holds the schema information for the "jobs" table.
@@ -1240,7 +1245,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "jobs_users_jobs",
-				Columns:    []*schema.Column{JobsColumns[19]},
+				Columns:    []*schema.Column{JobsColumns[24]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1249,12 +1254,73 @@ var (
 			{
 				Name:    "job_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[19], JobsColumns[1]},
+				Columns: []*schema.Column{JobsColumns[24], JobsColumns[1]},
 			},
 			{
 				Name:    "job_connection_id_peer_job_id",
 				Unique:  true,
 				Columns: []*schema.Column{JobsColumns[13], JobsColumns[14]},
+			},
+			{
+				Name:    "job_mode_status_closes_at",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[19], JobsColumns[11], JobsColumns[20]},
+			},
+		},
+	}
+	// JobApplicationsColumns holds the columns for the "job_applications" table.
+	JobApplicationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "applicant_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "party_name", Type: field.TypeString, Default: ""},
+		{Name: "party_instance_url", Type: field.TypeString, Nullable: true},
+		{Name: "peer_application_id", Type: field.TypeString, Nullable: true},
+		{Name: "message", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "price_cents", Type: field.TypeInt64},
+		{Name: "eta_days", Type: field.TypeInt, Default: 0},
+		{Name: "task_type", Type: field.TypeEnum, Nullable: true, Enums: []string{"research", "review", "introductions", "technical", "creative", "strategy", "operations", "mentoring", "sales", "legal", "finance", "hr", "translation", "custom"}},
+		{Name: "skills", Type: field.TypeJSON, Nullable: true},
+		{Name: "pricing_model", Type: field.TypeEnum, Nullable: true, Enums: []string{"flat", "hourly", "per_unit", "custom"}},
+		{Name: "price", Type: field.TypeFloat64, Nullable: true},
+		{Name: "currency", Type: field.TypeString, Nullable: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "awarded", "declined"}, Default: "pending"},
+		{Name: "reason", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "score", Type: field.TypeFloat64, Nullable: true},
+		{Name: "contract_id", Type: field.TypeString, Nullable: true},
+		{Name: "peer_contract_id", Type: field.TypeString, Nullable: true},
+		{Name: "job_id", Type: field.TypeString, Size: 40},
+	}
+	// JobApplicationsTable holds the schema information for the "job_applications" table.
+	JobApplicationsTable = &schema.Table{
+		Name:       "job_applications",
+		Columns:    JobApplicationsColumns,
+		PrimaryKey: []*schema.Column{JobApplicationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "job_applications_jobs_applications",
+				Columns:    []*schema.Column{JobApplicationsColumns[21]},
+				RefColumns: []*schema.Column{JobsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "jobapplication_job_id_applicant_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{JobApplicationsColumns[21], JobApplicationsColumns[3]},
+			},
+			{
+				Name:    "jobapplication_job_id_connection_id",
+				Unique:  true,
+				Columns: []*schema.Column{JobApplicationsColumns[21], JobApplicationsColumns[4]},
+			},
+			{
+				Name:    "jobapplication_applicant_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{JobApplicationsColumns[3], JobApplicationsColumns[1]},
 			},
 		},
 	}
@@ -2476,6 +2542,7 @@ var (
 		FederationMembershipsTable,
 		IdempotencyRecordsTable,
 		JobsTable,
+		JobApplicationsTable,
 		LedgerEntriesTable,
 		MemoryEntriesTable,
 		NetworkConnectionsTable,
@@ -2539,6 +2606,7 @@ func init() {
 	ExecutionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	ExecutionsTable.ForeignKeys[1].RefTable = UsersTable
 	JobsTable.ForeignKeys[0].RefTable = UsersTable
+	JobApplicationsTable.ForeignKeys[0].RefTable = JobsTable
 	MemoryEntriesTable.ForeignKeys[0].RefTable = UsersTable
 	NetworkConnectionsTable.ForeignKeys[0].RefTable = UsersTable
 	NetworkPreferencesTable.ForeignKeys[0].RefTable = UsersTable

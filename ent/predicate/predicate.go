@@ -84,6 +84,9 @@ type IdempotencyRecord func(*sql.Selector)
 // Job is the predicate function for job builders.
 type Job func(*sql.Selector)
 
+// JobApplication is the predicate function for jobapplication builders.
+type JobApplication func(*sql.Selector)
+
 // LedgerEntry is the predicate function for ledgerentry builders.
 type LedgerEntry func(*sql.Selector)
 

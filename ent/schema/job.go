@@ -2,10 +2,12 @@ package schema
 
 import (
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
@@ -40,6 +42,15 @@ func (Job) Fields() []ent.Field {
 		field.String("from_user_name").Optional().Nillable(),
 		field.String("from_instance_url").Optional().Nillable(),
 		field.Time("closed_at").Optional().Nillable(),
+		// How it is given (RULINGS "The task economy": Jobs): direct, its
+		// owner awards; auction, the economy's timer awards the best
+		// application at closes_at, within max_price_cents.
+		field.Enum("mode").Values(vocab.Values("job_mode")...).Default("direct"),
+		field.Time("closes_at").Optional().Nillable(),
+		field.Int64("max_price_cents").GoType(money.Cents(0)).Optional().Nillable(),
+		// Posted and awarded: the application and the contract it made.
+		field.String("awarded_application_id").Optional().Nillable(),
+		field.String("contract_id").Optional().Nillable(),
 	}
 }
 
@@ -47,6 +58,7 @@ func (Job) Fields() []ent.Field {
 func (Job) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("user", User.Type).Ref("jobs").Field("user_id").Unique().Required().Immutable(),
+		edge.To("applications", JobApplication.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }
 
@@ -56,5 +68,7 @@ func (Job) Indexes() []ent.Index {
 		index.Fields("user_id", "created_at"),
 		// A peer's job arrives once per connection; again it updates.
 		index.Fields("connection_id", "peer_job_id").Unique(),
+		// The economy's timer: open auctions by their end.
+		index.Fields("mode", "status", "closes_at"),
 	}
 }

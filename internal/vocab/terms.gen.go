@@ -1321,6 +1321,33 @@ const (
 // JobOriginValues answers every value of job_origin, in declared order.
 func JobOriginValues() []JobOrigin { return []JobOrigin{JobOriginPosted, JobOriginReceived} }
 
+// JobMode is a value of the vocabulary job_mode.
+type JobMode string
+
+// The values of job_mode, in declared order.
+const (
+	JobModeDirect  JobMode = "direct"  // Direct
+	JobModeAuction JobMode = "auction" // Auction
+)
+
+// JobModeValues answers every value of job_mode, in declared order.
+func JobModeValues() []JobMode { return []JobMode{JobModeDirect, JobModeAuction} }
+
+// ApplicationStatus is a value of the vocabulary application_status.
+type ApplicationStatus string
+
+// The values of application_status, in declared order.
+const (
+	ApplicationStatusPending  ApplicationStatus = "pending"  // Pending
+	ApplicationStatusAwarded  ApplicationStatus = "awarded"  // Awarded
+	ApplicationStatusDeclined ApplicationStatus = "declined" // Declined
+)
+
+// ApplicationStatusValues answers every value of application_status, in declared order.
+func ApplicationStatusValues() []ApplicationStatus {
+	return []ApplicationStatus{ApplicationStatusPending, ApplicationStatusAwarded, ApplicationStatusDeclined}
+}
+
 // CapabilityPricingModel is a value of the vocabulary capability_pricing_model.
 type CapabilityPricingModel string
 

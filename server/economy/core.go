@@ -12,6 +12,7 @@ package economy
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -64,6 +65,9 @@ type Core struct {
 	// no limit. A hold or a raise beyond it is refused with 402.
 	HoldLimit money.Cents
 	Logger    *slog.Logger
+	// timer is the economy's timer once started (StartTimer), which a new
+	// auction wakes (Jobs.Posted).
+	timer atomic.Pointer[Timer]
 }
 
 func (s *Core) now() time.Time { return s.Now().UTC() }

@@ -92,76 +92,86 @@ func (h *Hire) check() error {
 // the contract is withdrawn and the hold released, so nothing stays held.
 func (s *Core) Hire(ctx context.Context, h Hire) (*ent.Contract, error) {
 	var conn *ent.NetworkConnection
-	c, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.Contract, error) {
-		now := s.now()
-		create := tx.Contract.Create().SetClientUserID(h.Client.UserID).SetTaskType(h.TaskType).SetTitle(h.Title).
-			SetScope(h.Scope).SetPriceCents(h.Price).SetFeeCents(rules.Fee(h.Price)).SetCurrency(h.Currency).
-			SetNillableDueAt(h.DueAt).SetNillableJobID(opt(h.JobID)).SetCreatedAt(now).SetUpdatedAt(now)
-		e := groups.Engagement{Name: h.Title, ClientUserID: h.Client.UserID}
-		var provider *ent.User
-		if h.ProviderUserID != "" {
-			u, err := tx.User.Get(ctx, h.ProviderUserID)
-			if ent.IsNotFound(err) {
-				return nil, apperr.NotFound("provider: user %s not found", h.ProviderUserID)
-			} else if err != nil {
-				return nil, err
-			}
-			provider = u
-			create.SetProviderUserID(u.ID)
-			e.ProviderUserID = u.ID
-		} else {
-			cn, err := tx.NetworkConnection.Query().Where(networkconnection.ID(h.ConnectionID),
-				networkconnection.UserID(h.Client.UserID)).Only(ctx)
-			if ent.IsNotFound(err) {
-				return nil, apperr.NotFound("provider: connection %s not found", h.ConnectionID)
-			} else if err != nil {
-				return nil, err
-			}
-			if cn.Status != networkconnection.StatusActive || cn.PeerTokenSealed == nil {
-				return nil, apperr.IllegalMove("connection %s is %s: hire over active connections only", cn.ID, cn.Status)
-			}
-			conn = cn
-			create.SetConnectionID(cn.ID).SetPartyName(peerName(cn)).SetPartyInstanceURL(cn.PeerInstanceURL)
-			e.ProviderConnectionID = cn.ID
-		}
-		projectID, err := s.Projects.OpenEngagement(ctx, tx, e)
-		if err != nil {
-			return nil, err
-		}
-		c, err := create.SetProjectID(projectID).Save(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.ledger().hold(ctx, tx, c, h.Client.UserID, h.Price, kindHold); err != nil {
-			return nil, err
-		}
-		summary := fmt.Sprintf("Offered %q for %s", h.Title, cents(h.Price, h.Currency))
-		if provider != nil {
-			it, err := s.heldItem(ctx, tx, provider.ID, c, "Offer: "+h.Title, offerText(h, h.Client.Name),
-				Move{Kind: rules.Accept, By: rules.Client})
-			if err != nil {
-				return nil, err
-			}
-			if c, err = c.Update().SetItemID(it.ID).Save(ctx); err != nil {
-				return nil, err
-			}
-			if _, err := post(ctx, tx, now, provider.ID, fmt.Sprintf("%s offers you %q for %s: approve the offer in your queue to accept it.",
-				h.Client.Name, h.Title, cents(h.Price, h.Currency)), "economy",
-				map[string]any{"type": "contract_move", "contractId": c.ID, "move": "offer", "status": string(c.Status)}); err != nil {
-				return nil, err
-			}
-			if err := activity.Write(ctx, tx, activity.Entry{UserID: provider.ID, Action: "contract_offered", Actor: h.Client.Actor(),
-				At: now, Summary: summary, Metadata: map[string]any{"contractId": c.ID, "role": rules.Provider}}); err != nil {
-				return nil, err
-			}
-		}
-		return c, activity.Write(ctx, tx, activity.Entry{UserID: h.Client.UserID, Action: "contract_offered", Actor: h.Client.Actor(),
-			At: now, Summary: summary, Metadata: map[string]any{"contractId": c.ID, "role": rules.Client}})
+	c, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (c *ent.Contract, err error) {
+		c, conn, err = s.hireIn(ctx, tx, h)
+		return c, err
 	})
 	if err != nil || conn == nil {
 		return c, err
 	}
 	return s.offerOverNetwork(ctx, h, c, conn)
+}
+
+// hireIn is Hire's unit of work, for the award of a job to run within its
+// own (server/economy/jobs.go). It answers the connection of a remote
+// provider, whose offer the caller sends once tx has committed
+// (offerOverNetwork).
+func (s *Core) hireIn(ctx context.Context, tx *db.Tx, h Hire) (*ent.Contract, *ent.NetworkConnection, error) {
+	var conn *ent.NetworkConnection
+	now := s.now()
+	create := tx.Contract.Create().SetClientUserID(h.Client.UserID).SetTaskType(h.TaskType).SetTitle(h.Title).
+		SetScope(h.Scope).SetPriceCents(h.Price).SetFeeCents(rules.Fee(h.Price)).SetCurrency(h.Currency).
+		SetNillableDueAt(h.DueAt).SetNillableJobID(opt(h.JobID)).SetCreatedAt(now).SetUpdatedAt(now)
+	e := groups.Engagement{Name: h.Title, ClientUserID: h.Client.UserID}
+	var provider *ent.User
+	if h.ProviderUserID != "" {
+		u, err := tx.User.Get(ctx, h.ProviderUserID)
+		if ent.IsNotFound(err) {
+			return nil, nil, apperr.NotFound("provider: user %s not found", h.ProviderUserID)
+		} else if err != nil {
+			return nil, nil, err
+		}
+		provider = u
+		create.SetProviderUserID(u.ID)
+		e.ProviderUserID = u.ID
+	} else {
+		cn, err := tx.NetworkConnection.Query().Where(networkconnection.ID(h.ConnectionID),
+			networkconnection.UserID(h.Client.UserID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, nil, apperr.NotFound("provider: connection %s not found", h.ConnectionID)
+		} else if err != nil {
+			return nil, nil, err
+		}
+		if cn.Status != networkconnection.StatusActive || cn.PeerTokenSealed == nil {
+			return nil, nil, apperr.IllegalMove("connection %s is %s: hire over active connections only", cn.ID, cn.Status)
+		}
+		conn = cn
+		create.SetConnectionID(cn.ID).SetPartyName(peerName(cn)).SetPartyInstanceURL(cn.PeerInstanceURL)
+		e.ProviderConnectionID = cn.ID
+	}
+	projectID, err := s.Projects.OpenEngagement(ctx, tx, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := create.SetProjectID(projectID).Save(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.ledger().hold(ctx, tx, c, h.Client.UserID, h.Price, kindHold); err != nil {
+		return nil, nil, err
+	}
+	summary := fmt.Sprintf("Offered %q for %s", h.Title, cents(h.Price, h.Currency))
+	if provider != nil {
+		it, err := s.heldItem(ctx, tx, provider.ID, c, "Offer: "+h.Title, offerText(h, h.Client.Name),
+			Move{Kind: rules.Accept, By: rules.Client})
+		if err != nil {
+			return nil, nil, err
+		}
+		if c, err = c.Update().SetItemID(it.ID).Save(ctx); err != nil {
+			return nil, nil, err
+		}
+		if _, err := post(ctx, tx, now, provider.ID, fmt.Sprintf("%s offers you %q for %s: approve the offer in your queue to accept it.",
+			h.Client.Name, h.Title, cents(h.Price, h.Currency)), "economy",
+			map[string]any{"type": "contract_move", "contractId": c.ID, "move": "offer", "status": string(c.Status)}); err != nil {
+			return nil, nil, err
+		}
+		if err := activity.Write(ctx, tx, activity.Entry{UserID: provider.ID, Action: "contract_offered", Actor: h.Client.Actor(),
+			At: now, Summary: summary, Metadata: map[string]any{"contractId": c.ID, "role": rules.Provider}}); err != nil {
+			return nil, nil, err
+		}
+	}
+	return c, conn, activity.Write(ctx, tx, activity.Entry{UserID: h.Client.UserID, Action: "contract_offered", Actor: h.Client.Actor(),
+		At: now, Summary: summary, Metadata: map[string]any{"contractId": c.ID, "role": rules.Client}})
 }
 
 // offerOverNetwork sends the offer's relay (intent assign_task, payload

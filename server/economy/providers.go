@@ -56,12 +56,8 @@ func (s *Core) Rank(ctx context.Context, userID string, w Want) ([]*switchboardv
 		if c.Edges.User == nil {
 			continue
 		}
-		cand := networkrules.Candidate{ID: c.ID, Name: c.Edges.User.Name, Kind: networkrules.CandidateConnection,
-			Skills: c.Skills, TaskTypes: []string{string(c.TaskType)}}
-		if c.MaxConcurrent != nil {
-			cand.MaxConcurrent = *c.MaxConcurrent
-		}
-		if err := s.record(ctx, c.UserID, &cand); err != nil {
+		cand, err := s.localCandidate(ctx, c.ID, c.Edges.User.Name, c.UserID, c.Skills, string(c.TaskType), c.MaxConcurrent)
+		if err != nil {
 			return nil, err
 		}
 		cands = append(cands, cand)
@@ -94,8 +90,7 @@ func (s *Core) Rank(ctx context.Context, userID string, w Want) ([]*switchboardv
 			continue
 		}
 		name := handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
-		cands = append(cands, networkrules.Candidate{ID: c.ID, Name: name, Kind: networkrules.CandidateConnection,
-			Skills: pp.Skills, TaskTypes: pp.TaskTypes, MaxConcurrent: pp.MaxConcurrent, TrustLevel: string(c.TrustLevel)})
+		cands = append(cands, peerCandidate(c.ID, name, c, pp, pp.Skills, pp.TaskTypes))
 		id, url := c.ID, c.PeerInstanceURL
 		offers[c.ID] = offer{match: &switchboardv1.ProviderMatch{Provider: &switchboardv1.ContractParty{ConnectionId: &id,
 			Name: name, InstanceUrl: &url}, TaskType: w.TaskType}}
@@ -118,6 +113,33 @@ func (s *Core) Rank(ctx context.Context, userID string, w Want) ([]*switchboardv
 		n = DefaultProviders
 	}
 	return out[:min(n, MaxProviders, len(out))], nil
+}
+
+// localCandidate is a local user offering skills for taskType as
+// route_task weighs them, with the user's track record (record): a
+// capability for find_providers, an application for an auction.
+func (s *Core) localCandidate(ctx context.Context, id, name, userID string, skills []string, taskType string,
+	maxConcurrent *int) (networkrules.Candidate, error) {
+	cand := networkrules.Candidate{ID: id, Name: name, Kind: networkrules.CandidateConnection, Skills: skills}
+	if taskType != "" {
+		cand.TaskTypes = []string{taskType}
+	}
+	if maxConcurrent != nil {
+		cand.MaxConcurrent = *maxConcurrent
+	}
+	return cand, s.record(ctx, userID, &cand)
+}
+
+// peerCandidate is a connection's peer offering skills for taskTypes as
+// route_task weighs them: the connection's trust level and, when it
+// published its patterns (pp, nil if not), how much it takes at once.
+func peerCandidate(id, name string, c *ent.NetworkConnection, pp *ent.PeerPattern, skills, taskTypes []string) networkrules.Candidate {
+	cand := networkrules.Candidate{ID: id, Name: name, Kind: networkrules.CandidateConnection, Skills: skills,
+		TaskTypes: taskTypes, TrustLevel: string(c.TrustLevel)}
+	if pp != nil {
+		cand.MaxConcurrent = pp.MaxConcurrent
+	}
+	return cand
 }
 
 // record fills a local provider's track record: contracts answered and

@@ -17,7 +17,8 @@ import (
 // restart loses nothing. A delivered contract its client leaves alone for
 // 14 days closes itself (on the client's instance, which holds the money
 // and tells the provider's); a closed contract's review window ending shows
-// the reviews and sends this side's to the other instance.
+// the reviews and sends this side's to the other instance. An auction's
+// closesAt passing awards it (jobs_auction.go).
 
 const timerBatch = 100
 
@@ -47,6 +48,9 @@ func (s *Core) Due(ctx context.Context) (time.Time, error) {
 		if err := s.DB.InTx(ctx, func(tx *db.Tx) error { return s.windowEnded(ctx, tx, c) }); err != nil {
 			s.Logger.ErrorContext(ctx, "economy: ending a review window", "contractId", c.ID, "error", err)
 		}
+	}
+	if err := NewJobs(s).ended(ctx, now); err != nil {
+		return time.Time{}, err
 	}
 	return s.nextDue(ctx)
 }
@@ -90,6 +94,13 @@ func (s *Core) nextDue(ctx context.Context) (time.Time, error) {
 	case !ent.IsNotFound(err):
 		return time.Time{}, err
 	}
+	auction, err := NewJobs(s).nextAuction(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !auction.IsZero() && (next.IsZero() || auction.Before(next)) {
+		next = auction
+	}
 	return next, nil
 }
 
@@ -106,6 +117,7 @@ const timerPoll = time.Hour
 // StartTimer starts the economy's timer.
 func (s *Core) StartTimer(clock clockwork.Clock) *Timer {
 	t := &Timer{core: s, alarm: alarm.New(clock), done: make(chan struct{})}
+	s.timer.Store(t)
 	go t.run()
 	return t
 }

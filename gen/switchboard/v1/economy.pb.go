@@ -3364,11 +3364,818 @@ func (x *ReceiveContractMoveResponse) GetStatus() string {
 	return ""
 }
 
+// JobApplicationCapability is what the applicant declared for the job's task
+// type when applying (a snapshot of its ProviderCapability), which an
+// auction ranks with route_task's factors.
+type JobApplicationCapability struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskType      string                 `protobuf:"bytes,1,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
+	Skills        []string               `protobuf:"bytes,2,rep,name=skills,proto3" json:"skills,omitempty"`
+	PricingModel  string                 `protobuf:"bytes,3,opt,name=pricing_model,json=pricingModel,proto3" json:"pricing_model,omitempty"`
+	Price         *float64               `protobuf:"fixed64,4,opt,name=price,proto3,oneof" json:"price,omitempty"`
+	Currency      string                 `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobApplicationCapability) Reset() {
+	*x = JobApplicationCapability{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobApplicationCapability) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobApplicationCapability) ProtoMessage() {}
+
+func (x *JobApplicationCapability) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobApplicationCapability.ProtoReflect.Descriptor instead.
+func (*JobApplicationCapability) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *JobApplicationCapability) GetTaskType() string {
+	if x != nil {
+		return x.TaskType
+	}
+	return ""
+}
+
+func (x *JobApplicationCapability) GetSkills() []string {
+	if x != nil {
+		return x.Skills
+	}
+	return nil
+}
+
+func (x *JobApplicationCapability) GetPricingModel() string {
+	if x != nil {
+		return x.PricingModel
+	}
+	return ""
+}
+
+func (x *JobApplicationCapability) GetPrice() float64 {
+	if x != nil && x.Price != nil {
+		return *x.Price
+	}
+	return 0
+}
+
+func (x *JobApplicationCapability) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+// JobApplication is one application to a job as this instance keeps it: on
+// the job owner's instance every application (a remote applicant is the
+// owner's connection to it), on a remote applicant's its own.
+type JobApplication struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// This instance's id of the job.
+	JobId string `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// A local user (userId) or a connection's peer (connectionId).
+	Applicant  *ContractParty `protobuf:"bytes,3,opt,name=applicant,proto3" json:"applicant,omitempty"`
+	Message    string         `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	PriceCents int32          `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	EtaDays    int32          `protobuf:"varint,6,opt,name=eta_days,json=etaDays,proto3" json:"eta_days,omitempty"`
+	// Absent when the applicant had declared nothing for the task type.
+	Capability *JobApplicationCapability `protobuf:"bytes,7,opt,name=capability,proto3" json:"capability,omitempty"`
+	Status     string                    `protobuf:"bytes,8,opt,name=status,proto3" json:"status,omitempty"`
+	// Why it was declined.
+	Reason *string `protobuf:"bytes,9,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
+	// The contract its award made, on this instance.
+	ContractId *string `protobuf:"bytes,10,opt,name=contract_id,json=contractId,proto3,oneof" json:"contract_id,omitempty"`
+	// An auction's score at closesAt (0 to 1): route_task's score with price
+	// fit, as find_providers ranks.
+	Score         *float64               `protobuf:"fixed64,11,opt,name=score,proto3,oneof" json:"score,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobApplication) Reset() {
+	*x = JobApplication{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobApplication) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobApplication) ProtoMessage() {}
+
+func (x *JobApplication) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobApplication.ProtoReflect.Descriptor instead.
+func (*JobApplication) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *JobApplication) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *JobApplication) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *JobApplication) GetApplicant() *ContractParty {
+	if x != nil {
+		return x.Applicant
+	}
+	return nil
+}
+
+func (x *JobApplication) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *JobApplication) GetPriceCents() int32 {
+	if x != nil {
+		return x.PriceCents
+	}
+	return 0
+}
+
+func (x *JobApplication) GetEtaDays() int32 {
+	if x != nil {
+		return x.EtaDays
+	}
+	return 0
+}
+
+func (x *JobApplication) GetCapability() *JobApplicationCapability {
+	if x != nil {
+		return x.Capability
+	}
+	return nil
+}
+
+func (x *JobApplication) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *JobApplication) GetReason() string {
+	if x != nil && x.Reason != nil {
+		return *x.Reason
+	}
+	return ""
+}
+
+func (x *JobApplication) GetContractId() string {
+	if x != nil && x.ContractId != nil {
+		return *x.ContractId
+	}
+	return ""
+}
+
+func (x *JobApplication) GetScore() float64 {
+	if x != nil && x.Score != nil {
+		return *x.Score
+	}
+	return 0
+}
+
+func (x *JobApplication) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *JobApplication) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+type ApplyToJobRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Message string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// Above 0.
+	PriceCents int32 `protobuf:"varint,3,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	// Days to deliver once hired; the award's due date. 0: not said.
+	EtaDays       int32 `protobuf:"varint,4,opt,name=eta_days,json=etaDays,proto3" json:"eta_days,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApplyToJobRequest) Reset() {
+	*x = ApplyToJobRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApplyToJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApplyToJobRequest) ProtoMessage() {}
+
+func (x *ApplyToJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApplyToJobRequest.ProtoReflect.Descriptor instead.
+func (*ApplyToJobRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ApplyToJobRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ApplyToJobRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ApplyToJobRequest) GetPriceCents() int32 {
+	if x != nil {
+		return x.PriceCents
+	}
+	return 0
+}
+
+func (x *ApplyToJobRequest) GetEtaDays() int32 {
+	if x != nil {
+		return x.EtaDays
+	}
+	return 0
+}
+
+type ApplyToJobResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Application   *JobApplication        `protobuf:"bytes,1,opt,name=application,proto3" json:"application,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApplyToJobResponse) Reset() {
+	*x = ApplyToJobResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApplyToJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApplyToJobResponse) ProtoMessage() {}
+
+func (x *ApplyToJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApplyToJobResponse.ProtoReflect.Descriptor instead.
+func (*ApplyToJobResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *ApplyToJobResponse) GetApplication() *JobApplication {
+	if x != nil {
+		return x.Application
+	}
+	return nil
+}
+
+type AwardJobRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	ApplicationId string                 `protobuf:"bytes,2,opt,name=application_id,json=applicationId,proto3" json:"application_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AwardJobRequest) Reset() {
+	*x = AwardJobRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AwardJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AwardJobRequest) ProtoMessage() {}
+
+func (x *AwardJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AwardJobRequest.ProtoReflect.Descriptor instead.
+func (*AwardJobRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *AwardJobRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *AwardJobRequest) GetApplicationId() string {
+	if x != nil {
+		return x.ApplicationId
+	}
+	return ""
+}
+
+type AwardJobResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Job           *Job                   `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	Application   *JobApplication        `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
+	Contract      *Contract              `protobuf:"bytes,3,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AwardJobResponse) Reset() {
+	*x = AwardJobResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AwardJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AwardJobResponse) ProtoMessage() {}
+
+func (x *AwardJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AwardJobResponse.ProtoReflect.Descriptor instead.
+func (*AwardJobResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *AwardJobResponse) GetJob() *Job {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
+
+func (x *AwardJobResponse) GetApplication() *JobApplication {
+	if x != nil {
+		return x.Application
+	}
+	return nil
+}
+
+func (x *AwardJobResponse) GetContract() *Contract {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+type ListJobApplicationsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListJobApplicationsRequest) Reset() {
+	*x = ListJobApplicationsRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListJobApplicationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListJobApplicationsRequest) ProtoMessage() {}
+
+func (x *ListJobApplicationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListJobApplicationsRequest.ProtoReflect.Descriptor instead.
+func (*ListJobApplicationsRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *ListJobApplicationsRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type ListJobApplicationsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Applications  []*JobApplication      `protobuf:"bytes,1,rep,name=applications,proto3" json:"applications,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListJobApplicationsResponse) Reset() {
+	*x = ListJobApplicationsResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListJobApplicationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListJobApplicationsResponse) ProtoMessage() {}
+
+func (x *ListJobApplicationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListJobApplicationsResponse.ProtoReflect.Descriptor instead.
+func (*ListJobApplicationsResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *ListJobApplicationsResponse) GetApplications() []*JobApplication {
+	if x != nil {
+		return x.Applications
+	}
+	return nil
+}
+
+type ReceiveJobApplicationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The applicant's instance's id of the application.
+	ApplicationId string `protobuf:"bytes,1,opt,name=application_id,json=applicationId,proto3" json:"application_id,omitempty"`
+	// The receiver's (the owner's) id of the job.
+	JobId   string `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// Above 0.
+	PriceCents    int32                     `protobuf:"varint,4,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
+	EtaDays       int32                     `protobuf:"varint,5,opt,name=eta_days,json=etaDays,proto3" json:"eta_days,omitempty"`
+	Capability    *JobApplicationCapability `protobuf:"bytes,6,opt,name=capability,proto3" json:"capability,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReceiveJobApplicationRequest) Reset() {
+	*x = ReceiveJobApplicationRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReceiveJobApplicationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReceiveJobApplicationRequest) ProtoMessage() {}
+
+func (x *ReceiveJobApplicationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReceiveJobApplicationRequest.ProtoReflect.Descriptor instead.
+func (*ReceiveJobApplicationRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *ReceiveJobApplicationRequest) GetApplicationId() string {
+	if x != nil {
+		return x.ApplicationId
+	}
+	return ""
+}
+
+func (x *ReceiveJobApplicationRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *ReceiveJobApplicationRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ReceiveJobApplicationRequest) GetPriceCents() int32 {
+	if x != nil {
+		return x.PriceCents
+	}
+	return 0
+}
+
+func (x *ReceiveJobApplicationRequest) GetEtaDays() int32 {
+	if x != nil {
+		return x.EtaDays
+	}
+	return 0
+}
+
+func (x *ReceiveJobApplicationRequest) GetCapability() *JobApplicationCapability {
+	if x != nil {
+		return x.Capability
+	}
+	return nil
+}
+
+type ReceiveJobApplicationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The receiver's id of the application; empty when declined unrecorded.
+	ApplicationId string `protobuf:"bytes,1,opt,name=application_id,json=applicationId,proto3" json:"application_id,omitempty"`
+	Status        string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReceiveJobApplicationResponse) Reset() {
+	*x = ReceiveJobApplicationResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReceiveJobApplicationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReceiveJobApplicationResponse) ProtoMessage() {}
+
+func (x *ReceiveJobApplicationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReceiveJobApplicationResponse.ProtoReflect.Descriptor instead.
+func (*ReceiveJobApplicationResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *ReceiveJobApplicationResponse) GetApplicationId() string {
+	if x != nil {
+		return x.ApplicationId
+	}
+	return ""
+}
+
+func (x *ReceiveJobApplicationResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+type ReceiveApplicationOutcomeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The receiver's (the applicant's) id of the application.
+	ApplicationId string `protobuf:"bytes,1,opt,name=application_id,json=applicationId,proto3" json:"application_id,omitempty"`
+	// The sender's (the owner's) id of the job.
+	JobId  string  `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Status string  `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	Reason *string `protobuf:"bytes,4,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
+	// The sender's id of the contract an award made.
+	ContractId    *string `protobuf:"bytes,5,opt,name=contract_id,json=contractId,proto3,oneof" json:"contract_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReceiveApplicationOutcomeRequest) Reset() {
+	*x = ReceiveApplicationOutcomeRequest{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReceiveApplicationOutcomeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReceiveApplicationOutcomeRequest) ProtoMessage() {}
+
+func (x *ReceiveApplicationOutcomeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReceiveApplicationOutcomeRequest.ProtoReflect.Descriptor instead.
+func (*ReceiveApplicationOutcomeRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *ReceiveApplicationOutcomeRequest) GetApplicationId() string {
+	if x != nil {
+		return x.ApplicationId
+	}
+	return ""
+}
+
+func (x *ReceiveApplicationOutcomeRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *ReceiveApplicationOutcomeRequest) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ReceiveApplicationOutcomeRequest) GetReason() string {
+	if x != nil && x.Reason != nil {
+		return *x.Reason
+	}
+	return ""
+}
+
+func (x *ReceiveApplicationOutcomeRequest) GetContractId() string {
+	if x != nil && x.ContractId != nil {
+		return *x.ContractId
+	}
+	return ""
+}
+
+type ReceiveApplicationOutcomeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether it changed the application (false: already answered).
+	Applied       bool `protobuf:"varint,1,opt,name=applied,proto3" json:"applied,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReceiveApplicationOutcomeResponse) Reset() {
+	*x = ReceiveApplicationOutcomeResponse{}
+	mi := &file_switchboard_v1_economy_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReceiveApplicationOutcomeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReceiveApplicationOutcomeResponse) ProtoMessage() {}
+
+func (x *ReceiveApplicationOutcomeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_economy_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReceiveApplicationOutcomeResponse.ProtoReflect.Descriptor instead.
+func (*ReceiveApplicationOutcomeResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_economy_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *ReceiveApplicationOutcomeResponse) GetApplied() bool {
+	if x != nil {
+		return x.Applied
+	}
+	return false
+}
+
 var File_switchboard_v1_economy_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\n" +
-	"\x1cswitchboard/v1/economy.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xe8\x01\n" +
+	"\x1cswitchboard/v1/economy.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a%switchboard/v1/network_exchange.proto\x1a\x1cswitchboard/v1/options.proto\"\xe8\x01\n" +
 	"\rContractParty\x12%\n" +
 	"\auser_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@H\x00R\x06userId\x88\x01\x01\x121\n" +
 	"\rconnection_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@H\x01R\fconnectionId\x88\x01\x01\x12\x1c\n" +
@@ -3671,7 +4478,83 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x11_provider_percent\"d\n" +
 	"\x1bReceiveContractMoveResponse\x12\x18\n" +
 	"\aapplied\x18\x01 \x01(\bR\aapplied\x12+\n" +
-	"\x06status\x18\x02 \x01(\tB\x13\xba\xf5\x18\x0fcontract_statusR\x06status2\xe1\x18\n" +
+	"\x06status\x18\x02 \x01(\tB\x13\xba\xf5\x18\x0fcontract_statusR\x06status\"\xa6\x02\n" +
+	"\x18JobApplicationCapability\x125\n" +
+	"\ttask_type\x18\x01 \x01(\tB\x18\xbaH\x04r\x02\x18d\xba\xf5\x18\rjob_task_typeR\btaskType\x12&\n" +
+	"\x06skills\x18\x02 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10d\"\x04r\x02\x18dR\x06skills\x12H\n" +
+	"\rpricing_model\x18\x03 \x01(\tB#\xbaH\x04r\x02\x18d\xba\xf5\x18\x18capability_pricing_modelR\fpricingModel\x122\n" +
+	"\x05price\x18\x04 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00e\xcd\xcdA)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x05price\x88\x01\x01\x12#\n" +
+	"\bcurrency\x18\x05 \x01(\tB\a\xbaH\x04r\x02\x18\x03R\bcurrencyB\b\n" +
+	"\x06_price\"\xbd\x04\n" +
+	"\x0eJobApplication\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
+	"\x06job_id\x18\x02 \x01(\tR\x05jobId\x12;\n" +
+	"\tapplicant\x18\x03 \x01(\v2\x1d.switchboard.v1.ContractPartyR\tapplicant\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x1f\n" +
+	"\vprice_cents\x18\x05 \x01(\x05R\n" +
+	"priceCents\x12\x19\n" +
+	"\beta_days\x18\x06 \x01(\x05R\aetaDays\x12H\n" +
+	"\n" +
+	"capability\x18\a \x01(\v2(.switchboard.v1.JobApplicationCapabilityR\n" +
+	"capability\x12.\n" +
+	"\x06status\x18\b \x01(\tB\x16\xba\xf5\x18\x12application_statusR\x06status\x12\x1b\n" +
+	"\x06reason\x18\t \x01(\tH\x00R\x06reason\x88\x01\x01\x12$\n" +
+	"\vcontract_id\x18\n" +
+	" \x01(\tH\x01R\n" +
+	"contractId\x88\x01\x01\x12\x19\n" +
+	"\x05score\x18\v \x01(\x01H\x02R\x05score\x88\x01\x01\x129\n" +
+	"\n" +
+	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\t\n" +
+	"\a_reasonB\x0e\n" +
+	"\f_contract_idB\b\n" +
+	"\x06_score\"\xa8\x01\n" +
+	"\x11ApplyToJobRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\"\n" +
+	"\amessage\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x88'R\amessage\x12/\n" +
+	"\vprice_cents\x18\x03 \x01(\x05B\x0e\xbaH\a\x1a\x05\x18\x80\xc2\xd7/\xe8\xf3\x18\x01R\n" +
+	"priceCents\x12%\n" +
+	"\beta_days\x18\x04 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xc2\x1c(\x00R\aetaDays\"V\n" +
+	"\x12ApplyToJobResponse\x12@\n" +
+	"\vapplication\x18\x01 \x01(\v2\x1e.switchboard.v1.JobApplicationR\vapplication\"^\n" +
+	"\x0fAwardJobRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x122\n" +
+	"\x0eapplication_id\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\rapplicationId\"\xb1\x01\n" +
+	"\x10AwardJobResponse\x12%\n" +
+	"\x03job\x18\x01 \x01(\v2\x13.switchboard.v1.JobR\x03job\x12@\n" +
+	"\vapplication\x18\x02 \x01(\v2\x1e.switchboard.v1.JobApplicationR\vapplication\x124\n" +
+	"\bcontract\x18\x03 \x01(\v2\x18.switchboard.v1.ContractR\bcontract\"5\n" +
+	"\x1aListJobApplicationsRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"a\n" +
+	"\x1bListJobApplicationsResponse\x12B\n" +
+	"\fapplications\x18\x01 \x03(\v2\x1e.switchboard.v1.JobApplicationR\fapplications\"\xbc\x02\n" +
+	"\x1cReceiveJobApplicationRequest\x122\n" +
+	"\x0eapplication_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\rapplicationId\x12\"\n" +
+	"\x06job_id\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x05jobId\x12\"\n" +
+	"\amessage\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x88'R\amessage\x12/\n" +
+	"\vprice_cents\x18\x04 \x01(\x05B\x0e\xbaH\a\x1a\x05\x18\x80\xc2\xd7/\xe8\xf3\x18\x01R\n" +
+	"priceCents\x12%\n" +
+	"\beta_days\x18\x05 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xc2\x1c(\x00R\aetaDays\x12H\n" +
+	"\n" +
+	"capability\x18\x06 \x01(\v2(.switchboard.v1.JobApplicationCapabilityR\n" +
+	"capability\"v\n" +
+	"\x1dReceiveJobApplicationResponse\x12%\n" +
+	"\x0eapplication_id\x18\x01 \x01(\tR\rapplicationId\x12.\n" +
+	"\x06status\x18\x02 \x01(\tB\x16\xba\xf5\x18\x12application_statusR\x06status\"\x9f\x02\n" +
+	" ReceiveApplicationOutcomeRequest\x122\n" +
+	"\x0eapplication_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\rapplicationId\x12\"\n" +
+	"\x06job_id\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x05jobId\x122\n" +
+	"\x06status\x18\x03 \x01(\tB\x1a\xe8\xf3\x18\x01\xba\xf5\x18\x12application_statusR\x06status\x12%\n" +
+	"\x06reason\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fH\x00R\x06reason\x88\x01\x01\x12-\n" +
+	"\vcontract_id\x18\x05 \x01(\tB\a\xbaH\x04r\x02\x18@H\x01R\n" +
+	"contractId\x88\x01\x01B\t\n" +
+	"\a_reasonB\x0e\n" +
+	"\f_contract_id\"=\n" +
+	"!ReceiveApplicationOutcomeResponse\x12\x18\n" +
+	"\aapplied\x18\x01 \x01(\bR\aapplied2\xe1\x18\n" +
 	"\x0eEconomyService\x12\x92\x01\n" +
 	"\fHireProvider\x12#.switchboard.v1.HireProviderRequest\x1a$.switchboard.v1.HireProviderResponse\"7\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/economy/contracts\x12\x8d\x01\n" +
 	"\rListContracts\x12$.switchboard.v1.ListContractsRequest\x1a%.switchboard.v1.ListContractsResponse\"/\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x18\x12\x16/api/economy/contracts\x12\x8c\x01\n" +
@@ -3691,13 +4574,22 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x0eReviewContract\x12%.switchboard.v1.ReviewContractRequest\x1a&.switchboard.v1.ReviewContractResponse\"C\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02':\x01*\"\"/api/economy/contracts/{id}/review\x12\xa5\x01\n" +
 	"\x13SetReviewVisibility\x12*.switchboard.v1.SetReviewVisibilityRequest\x1a+.switchboard.v1.SetReviewVisibilityResponse\"5\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x1e:\x01*2\x19/api/economy/reviews/{id}\x12\x8d\x01\n" +
 	"\rFindProviders\x12$.switchboard.v1.FindProvidersRequest\x1a%.switchboard.v1.FindProvidersResponse\"/\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x18\x12\x16/api/economy/providers\x12\x96\x01\n" +
-	"\x11ListEconomyLedger\x12(.switchboard.v1.ListEconomyLedgerRequest\x1a).switchboard.v1.ListEconomyLedgerResponse\",\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x15\x12\x13/api/economy/ledger2\xa2\x02\n" +
+	"\x11ListEconomyLedger\x12(.switchboard.v1.ListEconomyLedgerRequest\x1a).switchboard.v1.ListEconomyLedgerResponse\",\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x15\x12\x13/api/economy/ledger2\xe9\x03\n" +
+	"\x10JobMarketService\x12\x95\x01\n" +
+	"\n" +
+	"ApplyToJob\x12!.switchboard.v1.ApplyToJobRequest\x1a\".switchboard.v1.ApplyToJobResponse\"@\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/federation/jobs/{id}/apply\x12\x8a\x01\n" +
+	"\bAwardJob\x12\x1f.switchboard.v1.AwardJobRequest\x1a .switchboard.v1.AwardJobResponse\";\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/federation/jobs/{id}/award\x12\xaf\x01\n" +
+	"\x13ListJobApplications\x12*.switchboard.v1.ListJobApplicationsRequest\x1a+.switchboard.v1.ListJobApplicationsResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(\x12&/api/federation/jobs/{id}/applications2\xa2\x02\n" +
 	"\x13EconomyAdminService\x12}\n" +
 	"\fListDisputes\x12#.switchboard.v1.ListDisputesRequest\x1a$.switchboard.v1.ListDisputesResponse\"\"\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x15\x12\x13/api/admin/disputes\x12\x8b\x01\n" +
-	"\x0eResolveDispute\x12%.switchboard.v1.ResolveDisputeRequest\x1a&.switchboard.v1.ResolveDisputeResponse\"*\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/admin/disputes/{id}2\xf4\x01\n" +
+	"\x0eResolveDispute\x12%.switchboard.v1.ResolveDisputeRequest\x1a&.switchboard.v1.ResolveDisputeResponse\"*\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/admin/disputes/{id}2\xf0\x05\n" +
 	"\x12EconomyPeerService\x12\xdd\x01\n" +
 	"\x13ReceiveContractMove\x12*.switchboard.v1.ReceiveContractMoveRequest\x1a+.switchboard.v1.ReceiveContractMoveResponse\"m\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
-	"federation\xe2\xf4\x18,moves are idempotent on the sender's move id\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/federation/economy/movesBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"federation\xe2\xf4\x18,moves are idempotent on the sender's move id\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/federation/economy/moves\x12\xfc\x01\n" +
+	"\x15ReceiveJobApplication\x12,.switchboard.v1.ReceiveJobApplicationRequest\x1a-.switchboard.v1.ReceiveJobApplicationResponse\"\x85\x01\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\xe2\xf4\x18=applications are idempotent on the applicant's application id\x82\xd3\xe4\x93\x02):\x01*\"$/api/federation/economy/applications\x12\xfa\x01\n" +
+	"\x19ReceiveApplicationOutcome\x120.switchboard.v1.ReceiveApplicationOutcomeRequest\x1a1.switchboard.v1.ReceiveApplicationOutcomeResponse\"x\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\xe2\xf4\x18(outcomes apply only forward from pending\x82\xd3\xe4\x93\x021:\x01*\",/api/federation/economy/application-outcomesBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
 	file_switchboard_v1_economy_proto_rawDescOnce sync.Once
@@ -3711,81 +4603,94 @@ func file_switchboard_v1_economy_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_economy_proto_rawDescData
 }
 
-var file_switchboard_v1_economy_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_switchboard_v1_economy_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_switchboard_v1_economy_proto_goTypes = []any{
-	(*ContractParty)(nil),                // 0: switchboard.v1.ContractParty
-	(*Contract)(nil),                     // 1: switchboard.v1.Contract
-	(*ContractEntry)(nil),                // 2: switchboard.v1.ContractEntry
-	(*ContractAmendment)(nil),            // 3: switchboard.v1.ContractAmendment
-	(*ContractReview)(nil),               // 4: switchboard.v1.ContractReview
-	(*ProviderRef)(nil),                  // 5: switchboard.v1.ProviderRef
-	(*HireProviderRequest)(nil),          // 6: switchboard.v1.HireProviderRequest
-	(*HireProviderResponse)(nil),         // 7: switchboard.v1.HireProviderResponse
-	(*ListContractsRequest)(nil),         // 8: switchboard.v1.ListContractsRequest
-	(*ListContractsResponse)(nil),        // 9: switchboard.v1.ListContractsResponse
-	(*GetContractRequest)(nil),           // 10: switchboard.v1.GetContractRequest
-	(*GetContractResponse)(nil),          // 11: switchboard.v1.GetContractResponse
-	(*AcceptContractRequest)(nil),        // 12: switchboard.v1.AcceptContractRequest
-	(*DeclineContractRequest)(nil),       // 13: switchboard.v1.DeclineContractRequest
-	(*WithdrawContractRequest)(nil),      // 14: switchboard.v1.WithdrawContractRequest
-	(*CloseContractRequest)(nil),         // 15: switchboard.v1.CloseContractRequest
-	(*SuggestCloseContractRequest)(nil),  // 16: switchboard.v1.SuggestCloseContractRequest
-	(*AcceptContractResponse)(nil),       // 17: switchboard.v1.AcceptContractResponse
-	(*DeclineContractResponse)(nil),      // 18: switchboard.v1.DeclineContractResponse
-	(*WithdrawContractResponse)(nil),     // 19: switchboard.v1.WithdrawContractResponse
-	(*DeliverContractResponse)(nil),      // 20: switchboard.v1.DeliverContractResponse
-	(*CloseContractResponse)(nil),        // 21: switchboard.v1.CloseContractResponse
-	(*DisputeContractResponse)(nil),      // 22: switchboard.v1.DisputeContractResponse
-	(*PostContractUpdateResponse)(nil),   // 23: switchboard.v1.PostContractUpdateResponse
-	(*AskContractQuestionResponse)(nil),  // 24: switchboard.v1.AskContractQuestionResponse
-	(*ProposeContractScopeResponse)(nil), // 25: switchboard.v1.ProposeContractScopeResponse
-	(*AcceptContractScopeResponse)(nil),  // 26: switchboard.v1.AcceptContractScopeResponse
-	(*DeclineContractScopeResponse)(nil), // 27: switchboard.v1.DeclineContractScopeResponse
-	(*SuggestCloseContractResponse)(nil), // 28: switchboard.v1.SuggestCloseContractResponse
-	(*ReviewContractResponse)(nil),       // 29: switchboard.v1.ReviewContractResponse
-	(*ResolveDisputeResponse)(nil),       // 30: switchboard.v1.ResolveDisputeResponse
-	(*DeliverContractRequest)(nil),       // 31: switchboard.v1.DeliverContractRequest
-	(*DisputeContractRequest)(nil),       // 32: switchboard.v1.DisputeContractRequest
-	(*PostContractUpdateRequest)(nil),    // 33: switchboard.v1.PostContractUpdateRequest
-	(*AskContractQuestionRequest)(nil),   // 34: switchboard.v1.AskContractQuestionRequest
-	(*ProposeContractScopeRequest)(nil),  // 35: switchboard.v1.ProposeContractScopeRequest
-	(*AcceptContractScopeRequest)(nil),   // 36: switchboard.v1.AcceptContractScopeRequest
-	(*DeclineContractScopeRequest)(nil),  // 37: switchboard.v1.DeclineContractScopeRequest
-	(*ReviewContractRequest)(nil),        // 38: switchboard.v1.ReviewContractRequest
-	(*SetReviewVisibilityRequest)(nil),   // 39: switchboard.v1.SetReviewVisibilityRequest
-	(*SetReviewVisibilityResponse)(nil),  // 40: switchboard.v1.SetReviewVisibilityResponse
-	(*FindProvidersRequest)(nil),         // 41: switchboard.v1.FindProvidersRequest
-	(*ProviderMatch)(nil),                // 42: switchboard.v1.ProviderMatch
-	(*FindProvidersResponse)(nil),        // 43: switchboard.v1.FindProvidersResponse
-	(*ListEconomyLedgerRequest)(nil),     // 44: switchboard.v1.ListEconomyLedgerRequest
-	(*EconomyLedgerRow)(nil),             // 45: switchboard.v1.EconomyLedgerRow
-	(*ListEconomyLedgerResponse)(nil),    // 46: switchboard.v1.ListEconomyLedgerResponse
-	(*EconomyEarnings)(nil),              // 47: switchboard.v1.EconomyEarnings
-	(*ListDisputesRequest)(nil),          // 48: switchboard.v1.ListDisputesRequest
-	(*ListDisputesResponse)(nil),         // 49: switchboard.v1.ListDisputesResponse
-	(*ResolveDisputeRequest)(nil),        // 50: switchboard.v1.ResolveDisputeRequest
-	(*ReceiveContractMoveRequest)(nil),   // 51: switchboard.v1.ReceiveContractMoveRequest
-	(*ReceiveContractMoveResponse)(nil),  // 52: switchboard.v1.ReceiveContractMoveResponse
-	(*timestamppb.Timestamp)(nil),        // 53: google.protobuf.Timestamp
-	(*Pagination)(nil),                   // 54: switchboard.v1.Pagination
+	(*ContractParty)(nil),                     // 0: switchboard.v1.ContractParty
+	(*Contract)(nil),                          // 1: switchboard.v1.Contract
+	(*ContractEntry)(nil),                     // 2: switchboard.v1.ContractEntry
+	(*ContractAmendment)(nil),                 // 3: switchboard.v1.ContractAmendment
+	(*ContractReview)(nil),                    // 4: switchboard.v1.ContractReview
+	(*ProviderRef)(nil),                       // 5: switchboard.v1.ProviderRef
+	(*HireProviderRequest)(nil),               // 6: switchboard.v1.HireProviderRequest
+	(*HireProviderResponse)(nil),              // 7: switchboard.v1.HireProviderResponse
+	(*ListContractsRequest)(nil),              // 8: switchboard.v1.ListContractsRequest
+	(*ListContractsResponse)(nil),             // 9: switchboard.v1.ListContractsResponse
+	(*GetContractRequest)(nil),                // 10: switchboard.v1.GetContractRequest
+	(*GetContractResponse)(nil),               // 11: switchboard.v1.GetContractResponse
+	(*AcceptContractRequest)(nil),             // 12: switchboard.v1.AcceptContractRequest
+	(*DeclineContractRequest)(nil),            // 13: switchboard.v1.DeclineContractRequest
+	(*WithdrawContractRequest)(nil),           // 14: switchboard.v1.WithdrawContractRequest
+	(*CloseContractRequest)(nil),              // 15: switchboard.v1.CloseContractRequest
+	(*SuggestCloseContractRequest)(nil),       // 16: switchboard.v1.SuggestCloseContractRequest
+	(*AcceptContractResponse)(nil),            // 17: switchboard.v1.AcceptContractResponse
+	(*DeclineContractResponse)(nil),           // 18: switchboard.v1.DeclineContractResponse
+	(*WithdrawContractResponse)(nil),          // 19: switchboard.v1.WithdrawContractResponse
+	(*DeliverContractResponse)(nil),           // 20: switchboard.v1.DeliverContractResponse
+	(*CloseContractResponse)(nil),             // 21: switchboard.v1.CloseContractResponse
+	(*DisputeContractResponse)(nil),           // 22: switchboard.v1.DisputeContractResponse
+	(*PostContractUpdateResponse)(nil),        // 23: switchboard.v1.PostContractUpdateResponse
+	(*AskContractQuestionResponse)(nil),       // 24: switchboard.v1.AskContractQuestionResponse
+	(*ProposeContractScopeResponse)(nil),      // 25: switchboard.v1.ProposeContractScopeResponse
+	(*AcceptContractScopeResponse)(nil),       // 26: switchboard.v1.AcceptContractScopeResponse
+	(*DeclineContractScopeResponse)(nil),      // 27: switchboard.v1.DeclineContractScopeResponse
+	(*SuggestCloseContractResponse)(nil),      // 28: switchboard.v1.SuggestCloseContractResponse
+	(*ReviewContractResponse)(nil),            // 29: switchboard.v1.ReviewContractResponse
+	(*ResolveDisputeResponse)(nil),            // 30: switchboard.v1.ResolveDisputeResponse
+	(*DeliverContractRequest)(nil),            // 31: switchboard.v1.DeliverContractRequest
+	(*DisputeContractRequest)(nil),            // 32: switchboard.v1.DisputeContractRequest
+	(*PostContractUpdateRequest)(nil),         // 33: switchboard.v1.PostContractUpdateRequest
+	(*AskContractQuestionRequest)(nil),        // 34: switchboard.v1.AskContractQuestionRequest
+	(*ProposeContractScopeRequest)(nil),       // 35: switchboard.v1.ProposeContractScopeRequest
+	(*AcceptContractScopeRequest)(nil),        // 36: switchboard.v1.AcceptContractScopeRequest
+	(*DeclineContractScopeRequest)(nil),       // 37: switchboard.v1.DeclineContractScopeRequest
+	(*ReviewContractRequest)(nil),             // 38: switchboard.v1.ReviewContractRequest
+	(*SetReviewVisibilityRequest)(nil),        // 39: switchboard.v1.SetReviewVisibilityRequest
+	(*SetReviewVisibilityResponse)(nil),       // 40: switchboard.v1.SetReviewVisibilityResponse
+	(*FindProvidersRequest)(nil),              // 41: switchboard.v1.FindProvidersRequest
+	(*ProviderMatch)(nil),                     // 42: switchboard.v1.ProviderMatch
+	(*FindProvidersResponse)(nil),             // 43: switchboard.v1.FindProvidersResponse
+	(*ListEconomyLedgerRequest)(nil),          // 44: switchboard.v1.ListEconomyLedgerRequest
+	(*EconomyLedgerRow)(nil),                  // 45: switchboard.v1.EconomyLedgerRow
+	(*ListEconomyLedgerResponse)(nil),         // 46: switchboard.v1.ListEconomyLedgerResponse
+	(*EconomyEarnings)(nil),                   // 47: switchboard.v1.EconomyEarnings
+	(*ListDisputesRequest)(nil),               // 48: switchboard.v1.ListDisputesRequest
+	(*ListDisputesResponse)(nil),              // 49: switchboard.v1.ListDisputesResponse
+	(*ResolveDisputeRequest)(nil),             // 50: switchboard.v1.ResolveDisputeRequest
+	(*ReceiveContractMoveRequest)(nil),        // 51: switchboard.v1.ReceiveContractMoveRequest
+	(*ReceiveContractMoveResponse)(nil),       // 52: switchboard.v1.ReceiveContractMoveResponse
+	(*JobApplicationCapability)(nil),          // 53: switchboard.v1.JobApplicationCapability
+	(*JobApplication)(nil),                    // 54: switchboard.v1.JobApplication
+	(*ApplyToJobRequest)(nil),                 // 55: switchboard.v1.ApplyToJobRequest
+	(*ApplyToJobResponse)(nil),                // 56: switchboard.v1.ApplyToJobResponse
+	(*AwardJobRequest)(nil),                   // 57: switchboard.v1.AwardJobRequest
+	(*AwardJobResponse)(nil),                  // 58: switchboard.v1.AwardJobResponse
+	(*ListJobApplicationsRequest)(nil),        // 59: switchboard.v1.ListJobApplicationsRequest
+	(*ListJobApplicationsResponse)(nil),       // 60: switchboard.v1.ListJobApplicationsResponse
+	(*ReceiveJobApplicationRequest)(nil),      // 61: switchboard.v1.ReceiveJobApplicationRequest
+	(*ReceiveJobApplicationResponse)(nil),     // 62: switchboard.v1.ReceiveJobApplicationResponse
+	(*ReceiveApplicationOutcomeRequest)(nil),  // 63: switchboard.v1.ReceiveApplicationOutcomeRequest
+	(*ReceiveApplicationOutcomeResponse)(nil), // 64: switchboard.v1.ReceiveApplicationOutcomeResponse
+	(*timestamppb.Timestamp)(nil),             // 65: google.protobuf.Timestamp
+	(*Pagination)(nil),                        // 66: switchboard.v1.Pagination
+	(*Job)(nil),                               // 67: switchboard.v1.Job
 }
 var file_switchboard_v1_economy_proto_depIdxs = []int32{
 	0,  // 0: switchboard.v1.Contract.client:type_name -> switchboard.v1.ContractParty
 	0,  // 1: switchboard.v1.Contract.provider:type_name -> switchboard.v1.ContractParty
-	53, // 2: switchboard.v1.Contract.due_at:type_name -> google.protobuf.Timestamp
-	53, // 3: switchboard.v1.Contract.delivered_at:type_name -> google.protobuf.Timestamp
-	53, // 4: switchboard.v1.Contract.closed_at:type_name -> google.protobuf.Timestamp
-	53, // 5: switchboard.v1.Contract.review_window_ends_at:type_name -> google.protobuf.Timestamp
-	53, // 6: switchboard.v1.Contract.created_at:type_name -> google.protobuf.Timestamp
-	53, // 7: switchboard.v1.Contract.updated_at:type_name -> google.protobuf.Timestamp
-	53, // 8: switchboard.v1.ContractEntry.created_at:type_name -> google.protobuf.Timestamp
-	53, // 9: switchboard.v1.ContractAmendment.created_at:type_name -> google.protobuf.Timestamp
-	53, // 10: switchboard.v1.ContractReview.created_at:type_name -> google.protobuf.Timestamp
+	65, // 2: switchboard.v1.Contract.due_at:type_name -> google.protobuf.Timestamp
+	65, // 3: switchboard.v1.Contract.delivered_at:type_name -> google.protobuf.Timestamp
+	65, // 4: switchboard.v1.Contract.closed_at:type_name -> google.protobuf.Timestamp
+	65, // 5: switchboard.v1.Contract.review_window_ends_at:type_name -> google.protobuf.Timestamp
+	65, // 6: switchboard.v1.Contract.created_at:type_name -> google.protobuf.Timestamp
+	65, // 7: switchboard.v1.Contract.updated_at:type_name -> google.protobuf.Timestamp
+	65, // 8: switchboard.v1.ContractEntry.created_at:type_name -> google.protobuf.Timestamp
+	65, // 9: switchboard.v1.ContractAmendment.created_at:type_name -> google.protobuf.Timestamp
+	65, // 10: switchboard.v1.ContractReview.created_at:type_name -> google.protobuf.Timestamp
 	5,  // 11: switchboard.v1.HireProviderRequest.provider:type_name -> switchboard.v1.ProviderRef
-	53, // 12: switchboard.v1.HireProviderRequest.due_at:type_name -> google.protobuf.Timestamp
+	65, // 12: switchboard.v1.HireProviderRequest.due_at:type_name -> google.protobuf.Timestamp
 	1,  // 13: switchboard.v1.HireProviderResponse.contract:type_name -> switchboard.v1.Contract
 	1,  // 14: switchboard.v1.ListContractsResponse.contracts:type_name -> switchboard.v1.Contract
-	54, // 15: switchboard.v1.ListContractsResponse.pagination:type_name -> switchboard.v1.Pagination
+	66, // 15: switchboard.v1.ListContractsResponse.pagination:type_name -> switchboard.v1.Pagination
 	1,  // 16: switchboard.v1.GetContractResponse.contract:type_name -> switchboard.v1.Contract
 	2,  // 17: switchboard.v1.GetContractResponse.thread:type_name -> switchboard.v1.ContractEntry
 	3,  // 18: switchboard.v1.GetContractResponse.amendments:type_name -> switchboard.v1.ContractAmendment
@@ -3807,63 +4712,83 @@ var file_switchboard_v1_economy_proto_depIdxs = []int32{
 	4,  // 34: switchboard.v1.SetReviewVisibilityResponse.review:type_name -> switchboard.v1.ContractReview
 	0,  // 35: switchboard.v1.ProviderMatch.provider:type_name -> switchboard.v1.ContractParty
 	42, // 36: switchboard.v1.FindProvidersResponse.providers:type_name -> switchboard.v1.ProviderMatch
-	53, // 37: switchboard.v1.EconomyLedgerRow.created_at:type_name -> google.protobuf.Timestamp
+	65, // 37: switchboard.v1.EconomyLedgerRow.created_at:type_name -> google.protobuf.Timestamp
 	45, // 38: switchboard.v1.ListEconomyLedgerResponse.rows:type_name -> switchboard.v1.EconomyLedgerRow
-	54, // 39: switchboard.v1.ListEconomyLedgerResponse.pagination:type_name -> switchboard.v1.Pagination
+	66, // 39: switchboard.v1.ListEconomyLedgerResponse.pagination:type_name -> switchboard.v1.Pagination
 	47, // 40: switchboard.v1.ListEconomyLedgerResponse.totals:type_name -> switchboard.v1.EconomyEarnings
 	1,  // 41: switchboard.v1.ListDisputesResponse.disputes:type_name -> switchboard.v1.Contract
-	54, // 42: switchboard.v1.ListDisputesResponse.pagination:type_name -> switchboard.v1.Pagination
+	66, // 42: switchboard.v1.ListDisputesResponse.pagination:type_name -> switchboard.v1.Pagination
 	4,  // 43: switchboard.v1.ReceiveContractMoveRequest.review:type_name -> switchboard.v1.ContractReview
-	53, // 44: switchboard.v1.ReceiveContractMoveRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	6,  // 45: switchboard.v1.EconomyService.HireProvider:input_type -> switchboard.v1.HireProviderRequest
-	8,  // 46: switchboard.v1.EconomyService.ListContracts:input_type -> switchboard.v1.ListContractsRequest
-	10, // 47: switchboard.v1.EconomyService.GetContract:input_type -> switchboard.v1.GetContractRequest
-	12, // 48: switchboard.v1.EconomyService.AcceptContract:input_type -> switchboard.v1.AcceptContractRequest
-	13, // 49: switchboard.v1.EconomyService.DeclineContract:input_type -> switchboard.v1.DeclineContractRequest
-	14, // 50: switchboard.v1.EconomyService.WithdrawContract:input_type -> switchboard.v1.WithdrawContractRequest
-	31, // 51: switchboard.v1.EconomyService.DeliverContract:input_type -> switchboard.v1.DeliverContractRequest
-	15, // 52: switchboard.v1.EconomyService.CloseContract:input_type -> switchboard.v1.CloseContractRequest
-	32, // 53: switchboard.v1.EconomyService.DisputeContract:input_type -> switchboard.v1.DisputeContractRequest
-	33, // 54: switchboard.v1.EconomyService.PostContractUpdate:input_type -> switchboard.v1.PostContractUpdateRequest
-	34, // 55: switchboard.v1.EconomyService.AskContractQuestion:input_type -> switchboard.v1.AskContractQuestionRequest
-	35, // 56: switchboard.v1.EconomyService.ProposeContractScope:input_type -> switchboard.v1.ProposeContractScopeRequest
-	36, // 57: switchboard.v1.EconomyService.AcceptContractScope:input_type -> switchboard.v1.AcceptContractScopeRequest
-	37, // 58: switchboard.v1.EconomyService.DeclineContractScope:input_type -> switchboard.v1.DeclineContractScopeRequest
-	16, // 59: switchboard.v1.EconomyService.SuggestCloseContract:input_type -> switchboard.v1.SuggestCloseContractRequest
-	38, // 60: switchboard.v1.EconomyService.ReviewContract:input_type -> switchboard.v1.ReviewContractRequest
-	39, // 61: switchboard.v1.EconomyService.SetReviewVisibility:input_type -> switchboard.v1.SetReviewVisibilityRequest
-	41, // 62: switchboard.v1.EconomyService.FindProviders:input_type -> switchboard.v1.FindProvidersRequest
-	44, // 63: switchboard.v1.EconomyService.ListEconomyLedger:input_type -> switchboard.v1.ListEconomyLedgerRequest
-	48, // 64: switchboard.v1.EconomyAdminService.ListDisputes:input_type -> switchboard.v1.ListDisputesRequest
-	50, // 65: switchboard.v1.EconomyAdminService.ResolveDispute:input_type -> switchboard.v1.ResolveDisputeRequest
-	51, // 66: switchboard.v1.EconomyPeerService.ReceiveContractMove:input_type -> switchboard.v1.ReceiveContractMoveRequest
-	7,  // 67: switchboard.v1.EconomyService.HireProvider:output_type -> switchboard.v1.HireProviderResponse
-	9,  // 68: switchboard.v1.EconomyService.ListContracts:output_type -> switchboard.v1.ListContractsResponse
-	11, // 69: switchboard.v1.EconomyService.GetContract:output_type -> switchboard.v1.GetContractResponse
-	17, // 70: switchboard.v1.EconomyService.AcceptContract:output_type -> switchboard.v1.AcceptContractResponse
-	18, // 71: switchboard.v1.EconomyService.DeclineContract:output_type -> switchboard.v1.DeclineContractResponse
-	19, // 72: switchboard.v1.EconomyService.WithdrawContract:output_type -> switchboard.v1.WithdrawContractResponse
-	20, // 73: switchboard.v1.EconomyService.DeliverContract:output_type -> switchboard.v1.DeliverContractResponse
-	21, // 74: switchboard.v1.EconomyService.CloseContract:output_type -> switchboard.v1.CloseContractResponse
-	22, // 75: switchboard.v1.EconomyService.DisputeContract:output_type -> switchboard.v1.DisputeContractResponse
-	23, // 76: switchboard.v1.EconomyService.PostContractUpdate:output_type -> switchboard.v1.PostContractUpdateResponse
-	24, // 77: switchboard.v1.EconomyService.AskContractQuestion:output_type -> switchboard.v1.AskContractQuestionResponse
-	25, // 78: switchboard.v1.EconomyService.ProposeContractScope:output_type -> switchboard.v1.ProposeContractScopeResponse
-	26, // 79: switchboard.v1.EconomyService.AcceptContractScope:output_type -> switchboard.v1.AcceptContractScopeResponse
-	27, // 80: switchboard.v1.EconomyService.DeclineContractScope:output_type -> switchboard.v1.DeclineContractScopeResponse
-	28, // 81: switchboard.v1.EconomyService.SuggestCloseContract:output_type -> switchboard.v1.SuggestCloseContractResponse
-	29, // 82: switchboard.v1.EconomyService.ReviewContract:output_type -> switchboard.v1.ReviewContractResponse
-	40, // 83: switchboard.v1.EconomyService.SetReviewVisibility:output_type -> switchboard.v1.SetReviewVisibilityResponse
-	43, // 84: switchboard.v1.EconomyService.FindProviders:output_type -> switchboard.v1.FindProvidersResponse
-	46, // 85: switchboard.v1.EconomyService.ListEconomyLedger:output_type -> switchboard.v1.ListEconomyLedgerResponse
-	49, // 86: switchboard.v1.EconomyAdminService.ListDisputes:output_type -> switchboard.v1.ListDisputesResponse
-	30, // 87: switchboard.v1.EconomyAdminService.ResolveDispute:output_type -> switchboard.v1.ResolveDisputeResponse
-	52, // 88: switchboard.v1.EconomyPeerService.ReceiveContractMove:output_type -> switchboard.v1.ReceiveContractMoveResponse
-	67, // [67:89] is the sub-list for method output_type
-	45, // [45:67] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	65, // 44: switchboard.v1.ReceiveContractMoveRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	0,  // 45: switchboard.v1.JobApplication.applicant:type_name -> switchboard.v1.ContractParty
+	53, // 46: switchboard.v1.JobApplication.capability:type_name -> switchboard.v1.JobApplicationCapability
+	65, // 47: switchboard.v1.JobApplication.created_at:type_name -> google.protobuf.Timestamp
+	65, // 48: switchboard.v1.JobApplication.updated_at:type_name -> google.protobuf.Timestamp
+	54, // 49: switchboard.v1.ApplyToJobResponse.application:type_name -> switchboard.v1.JobApplication
+	67, // 50: switchboard.v1.AwardJobResponse.job:type_name -> switchboard.v1.Job
+	54, // 51: switchboard.v1.AwardJobResponse.application:type_name -> switchboard.v1.JobApplication
+	1,  // 52: switchboard.v1.AwardJobResponse.contract:type_name -> switchboard.v1.Contract
+	54, // 53: switchboard.v1.ListJobApplicationsResponse.applications:type_name -> switchboard.v1.JobApplication
+	53, // 54: switchboard.v1.ReceiveJobApplicationRequest.capability:type_name -> switchboard.v1.JobApplicationCapability
+	6,  // 55: switchboard.v1.EconomyService.HireProvider:input_type -> switchboard.v1.HireProviderRequest
+	8,  // 56: switchboard.v1.EconomyService.ListContracts:input_type -> switchboard.v1.ListContractsRequest
+	10, // 57: switchboard.v1.EconomyService.GetContract:input_type -> switchboard.v1.GetContractRequest
+	12, // 58: switchboard.v1.EconomyService.AcceptContract:input_type -> switchboard.v1.AcceptContractRequest
+	13, // 59: switchboard.v1.EconomyService.DeclineContract:input_type -> switchboard.v1.DeclineContractRequest
+	14, // 60: switchboard.v1.EconomyService.WithdrawContract:input_type -> switchboard.v1.WithdrawContractRequest
+	31, // 61: switchboard.v1.EconomyService.DeliverContract:input_type -> switchboard.v1.DeliverContractRequest
+	15, // 62: switchboard.v1.EconomyService.CloseContract:input_type -> switchboard.v1.CloseContractRequest
+	32, // 63: switchboard.v1.EconomyService.DisputeContract:input_type -> switchboard.v1.DisputeContractRequest
+	33, // 64: switchboard.v1.EconomyService.PostContractUpdate:input_type -> switchboard.v1.PostContractUpdateRequest
+	34, // 65: switchboard.v1.EconomyService.AskContractQuestion:input_type -> switchboard.v1.AskContractQuestionRequest
+	35, // 66: switchboard.v1.EconomyService.ProposeContractScope:input_type -> switchboard.v1.ProposeContractScopeRequest
+	36, // 67: switchboard.v1.EconomyService.AcceptContractScope:input_type -> switchboard.v1.AcceptContractScopeRequest
+	37, // 68: switchboard.v1.EconomyService.DeclineContractScope:input_type -> switchboard.v1.DeclineContractScopeRequest
+	16, // 69: switchboard.v1.EconomyService.SuggestCloseContract:input_type -> switchboard.v1.SuggestCloseContractRequest
+	38, // 70: switchboard.v1.EconomyService.ReviewContract:input_type -> switchboard.v1.ReviewContractRequest
+	39, // 71: switchboard.v1.EconomyService.SetReviewVisibility:input_type -> switchboard.v1.SetReviewVisibilityRequest
+	41, // 72: switchboard.v1.EconomyService.FindProviders:input_type -> switchboard.v1.FindProvidersRequest
+	44, // 73: switchboard.v1.EconomyService.ListEconomyLedger:input_type -> switchboard.v1.ListEconomyLedgerRequest
+	55, // 74: switchboard.v1.JobMarketService.ApplyToJob:input_type -> switchboard.v1.ApplyToJobRequest
+	57, // 75: switchboard.v1.JobMarketService.AwardJob:input_type -> switchboard.v1.AwardJobRequest
+	59, // 76: switchboard.v1.JobMarketService.ListJobApplications:input_type -> switchboard.v1.ListJobApplicationsRequest
+	48, // 77: switchboard.v1.EconomyAdminService.ListDisputes:input_type -> switchboard.v1.ListDisputesRequest
+	50, // 78: switchboard.v1.EconomyAdminService.ResolveDispute:input_type -> switchboard.v1.ResolveDisputeRequest
+	51, // 79: switchboard.v1.EconomyPeerService.ReceiveContractMove:input_type -> switchboard.v1.ReceiveContractMoveRequest
+	61, // 80: switchboard.v1.EconomyPeerService.ReceiveJobApplication:input_type -> switchboard.v1.ReceiveJobApplicationRequest
+	63, // 81: switchboard.v1.EconomyPeerService.ReceiveApplicationOutcome:input_type -> switchboard.v1.ReceiveApplicationOutcomeRequest
+	7,  // 82: switchboard.v1.EconomyService.HireProvider:output_type -> switchboard.v1.HireProviderResponse
+	9,  // 83: switchboard.v1.EconomyService.ListContracts:output_type -> switchboard.v1.ListContractsResponse
+	11, // 84: switchboard.v1.EconomyService.GetContract:output_type -> switchboard.v1.GetContractResponse
+	17, // 85: switchboard.v1.EconomyService.AcceptContract:output_type -> switchboard.v1.AcceptContractResponse
+	18, // 86: switchboard.v1.EconomyService.DeclineContract:output_type -> switchboard.v1.DeclineContractResponse
+	19, // 87: switchboard.v1.EconomyService.WithdrawContract:output_type -> switchboard.v1.WithdrawContractResponse
+	20, // 88: switchboard.v1.EconomyService.DeliverContract:output_type -> switchboard.v1.DeliverContractResponse
+	21, // 89: switchboard.v1.EconomyService.CloseContract:output_type -> switchboard.v1.CloseContractResponse
+	22, // 90: switchboard.v1.EconomyService.DisputeContract:output_type -> switchboard.v1.DisputeContractResponse
+	23, // 91: switchboard.v1.EconomyService.PostContractUpdate:output_type -> switchboard.v1.PostContractUpdateResponse
+	24, // 92: switchboard.v1.EconomyService.AskContractQuestion:output_type -> switchboard.v1.AskContractQuestionResponse
+	25, // 93: switchboard.v1.EconomyService.ProposeContractScope:output_type -> switchboard.v1.ProposeContractScopeResponse
+	26, // 94: switchboard.v1.EconomyService.AcceptContractScope:output_type -> switchboard.v1.AcceptContractScopeResponse
+	27, // 95: switchboard.v1.EconomyService.DeclineContractScope:output_type -> switchboard.v1.DeclineContractScopeResponse
+	28, // 96: switchboard.v1.EconomyService.SuggestCloseContract:output_type -> switchboard.v1.SuggestCloseContractResponse
+	29, // 97: switchboard.v1.EconomyService.ReviewContract:output_type -> switchboard.v1.ReviewContractResponse
+	40, // 98: switchboard.v1.EconomyService.SetReviewVisibility:output_type -> switchboard.v1.SetReviewVisibilityResponse
+	43, // 99: switchboard.v1.EconomyService.FindProviders:output_type -> switchboard.v1.FindProvidersResponse
+	46, // 100: switchboard.v1.EconomyService.ListEconomyLedger:output_type -> switchboard.v1.ListEconomyLedgerResponse
+	56, // 101: switchboard.v1.JobMarketService.ApplyToJob:output_type -> switchboard.v1.ApplyToJobResponse
+	58, // 102: switchboard.v1.JobMarketService.AwardJob:output_type -> switchboard.v1.AwardJobResponse
+	60, // 103: switchboard.v1.JobMarketService.ListJobApplications:output_type -> switchboard.v1.ListJobApplicationsResponse
+	49, // 104: switchboard.v1.EconomyAdminService.ListDisputes:output_type -> switchboard.v1.ListDisputesResponse
+	30, // 105: switchboard.v1.EconomyAdminService.ResolveDispute:output_type -> switchboard.v1.ResolveDisputeResponse
+	52, // 106: switchboard.v1.EconomyPeerService.ReceiveContractMove:output_type -> switchboard.v1.ReceiveContractMoveResponse
+	62, // 107: switchboard.v1.EconomyPeerService.ReceiveJobApplication:output_type -> switchboard.v1.ReceiveJobApplicationResponse
+	64, // 108: switchboard.v1.EconomyPeerService.ReceiveApplicationOutcome:output_type -> switchboard.v1.ReceiveApplicationOutcomeResponse
+	82, // [82:109] is the sub-list for method output_type
+	55, // [55:82] is the sub-list for method input_type
+	55, // [55:55] is the sub-list for extension type_name
+	55, // [55:55] is the sub-list for extension extendee
+	0,  // [0:55] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_economy_proto_init() }
@@ -3872,6 +4797,7 @@ func file_switchboard_v1_economy_proto_init() {
 		return
 	}
 	file_switchboard_v1_common_proto_init()
+	file_switchboard_v1_network_exchange_proto_init()
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_economy_proto_msgTypes[0].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[1].OneofWrappers = []any{}
@@ -3886,15 +4812,18 @@ func file_switchboard_v1_economy_proto_init() {
 	file_switchboard_v1_economy_proto_msgTypes[42].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[50].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[51].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[53].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[54].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[63].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_economy_proto_rawDesc), len(file_switchboard_v1_economy_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   65,
 			NumExtensions: 0,
-			NumServices:   3,
+			NumServices:   4,
 		},
 		GoTypes:           file_switchboard_v1_economy_proto_goTypes,
 		DependencyIndexes: file_switchboard_v1_economy_proto_depIdxs,

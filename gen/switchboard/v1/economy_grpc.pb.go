@@ -881,6 +881,216 @@ var EconomyService_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
+	JobMarketService_ApplyToJob_FullMethodName          = "/switchboard.v1.JobMarketService/ApplyToJob"
+	JobMarketService_AwardJob_FullMethodName            = "/switchboard.v1.JobMarketService/AwardJob"
+	JobMarketService_ListJobApplications_FullMethodName = "/switchboard.v1.JobMarketService/ListJobApplications"
+)
+
+// JobMarketServiceClient is the client API for JobMarketService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// JobMarketService is applying to jobs and awarding them (RULINGS "The task
+// economy": Jobs). {id} is the job's id as the caller's board shows it: an
+// application to a received job is recorded here and relayed to the job's
+// owner's instance through the outbox; a user of the owner's instance
+// applies to the owner's job directly. A session or a key with the scope
+// "network" may call; another account's job is 404.
+type JobMarketServiceClient interface {
+	// ApplyToJob applies to an open job with a price and an estimate; the
+	// application carries the caller's capability for the job's task type.
+	// One application per applicant and job (a second is 409); an auction
+	// takes none after closesAt, and nobody applies to their own job.
+	ApplyToJob(ctx context.Context, in *ApplyToJobRequest, opts ...grpc.CallOption) (*ApplyToJobResponse, error)
+	// AwardJob is the owner's award: hire_provider with the application's
+	// terms (its price, its estimate as the due date), the job closed, the
+	// other applications declined.
+	AwardJob(ctx context.Context, in *AwardJobRequest, opts ...grpc.CallOption) (*AwardJobResponse, error)
+	// ListJobApplications answers a posted job's applications to its owner,
+	// best price first, and to anyone else their own application to the job
+	// (on a received job, the one sent to its owner).
+	ListJobApplications(ctx context.Context, in *ListJobApplicationsRequest, opts ...grpc.CallOption) (*ListJobApplicationsResponse, error)
+}
+
+type jobMarketServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewJobMarketServiceClient(cc grpc.ClientConnInterface) JobMarketServiceClient {
+	return &jobMarketServiceClient{cc}
+}
+
+func (c *jobMarketServiceClient) ApplyToJob(ctx context.Context, in *ApplyToJobRequest, opts ...grpc.CallOption) (*ApplyToJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApplyToJobResponse)
+	err := c.cc.Invoke(ctx, JobMarketService_ApplyToJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *jobMarketServiceClient) AwardJob(ctx context.Context, in *AwardJobRequest, opts ...grpc.CallOption) (*AwardJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AwardJobResponse)
+	err := c.cc.Invoke(ctx, JobMarketService_AwardJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *jobMarketServiceClient) ListJobApplications(ctx context.Context, in *ListJobApplicationsRequest, opts ...grpc.CallOption) (*ListJobApplicationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListJobApplicationsResponse)
+	err := c.cc.Invoke(ctx, JobMarketService_ListJobApplications_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobMarketServiceServer is the server API for JobMarketService service.
+// All implementations should embed UnimplementedJobMarketServiceServer
+// for forward compatibility.
+//
+// JobMarketService is applying to jobs and awarding them (RULINGS "The task
+// economy": Jobs). {id} is the job's id as the caller's board shows it: an
+// application to a received job is recorded here and relayed to the job's
+// owner's instance through the outbox; a user of the owner's instance
+// applies to the owner's job directly. A session or a key with the scope
+// "network" may call; another account's job is 404.
+type JobMarketServiceServer interface {
+	// ApplyToJob applies to an open job with a price and an estimate; the
+	// application carries the caller's capability for the job's task type.
+	// One application per applicant and job (a second is 409); an auction
+	// takes none after closesAt, and nobody applies to their own job.
+	ApplyToJob(context.Context, *ApplyToJobRequest) (*ApplyToJobResponse, error)
+	// AwardJob is the owner's award: hire_provider with the application's
+	// terms (its price, its estimate as the due date), the job closed, the
+	// other applications declined.
+	AwardJob(context.Context, *AwardJobRequest) (*AwardJobResponse, error)
+	// ListJobApplications answers a posted job's applications to its owner,
+	// best price first, and to anyone else their own application to the job
+	// (on a received job, the one sent to its owner).
+	ListJobApplications(context.Context, *ListJobApplicationsRequest) (*ListJobApplicationsResponse, error)
+}
+
+// UnimplementedJobMarketServiceServer should be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedJobMarketServiceServer struct{}
+
+func (UnimplementedJobMarketServiceServer) ApplyToJob(context.Context, *ApplyToJobRequest) (*ApplyToJobResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ApplyToJob not implemented")
+}
+func (UnimplementedJobMarketServiceServer) AwardJob(context.Context, *AwardJobRequest) (*AwardJobResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AwardJob not implemented")
+}
+func (UnimplementedJobMarketServiceServer) ListJobApplications(context.Context, *ListJobApplicationsRequest) (*ListJobApplicationsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListJobApplications not implemented")
+}
+func (UnimplementedJobMarketServiceServer) testEmbeddedByValue() {}
+
+// UnsafeJobMarketServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to JobMarketServiceServer will
+// result in compilation errors.
+type UnsafeJobMarketServiceServer interface {
+	mustEmbedUnimplementedJobMarketServiceServer()
+}
+
+func RegisterJobMarketServiceServer(s grpc.ServiceRegistrar, srv JobMarketServiceServer) {
+	// If the following call panics, it indicates UnimplementedJobMarketServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&JobMarketService_ServiceDesc, srv)
+}
+
+func _JobMarketService_ApplyToJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApplyToJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(JobMarketServiceServer).ApplyToJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: JobMarketService_ApplyToJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(JobMarketServiceServer).ApplyToJob(ctx, req.(*ApplyToJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _JobMarketService_AwardJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AwardJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(JobMarketServiceServer).AwardJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: JobMarketService_AwardJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(JobMarketServiceServer).AwardJob(ctx, req.(*AwardJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _JobMarketService_ListJobApplications_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListJobApplicationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(JobMarketServiceServer).ListJobApplications(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: JobMarketService_ListJobApplications_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(JobMarketServiceServer).ListJobApplications(ctx, req.(*ListJobApplicationsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// JobMarketService_ServiceDesc is the grpc.ServiceDesc for JobMarketService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var JobMarketService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "switchboard.v1.JobMarketService",
+	HandlerType: (*JobMarketServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ApplyToJob",
+			Handler:    _JobMarketService_ApplyToJob_Handler,
+		},
+		{
+			MethodName: "AwardJob",
+			Handler:    _JobMarketService_AwardJob_Handler,
+		},
+		{
+			MethodName: "ListJobApplications",
+			Handler:    _JobMarketService_ListJobApplications_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "switchboard/v1/economy.proto",
+}
+
+const (
 	EconomyAdminService_ListDisputes_FullMethodName   = "/switchboard.v1.EconomyAdminService/ListDisputes"
 	EconomyAdminService_ResolveDispute_FullMethodName = "/switchboard.v1.EconomyAdminService/ResolveDispute"
 )
@@ -1033,7 +1243,9 @@ var EconomyAdminService_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	EconomyPeerService_ReceiveContractMove_FullMethodName = "/switchboard.v1.EconomyPeerService/ReceiveContractMove"
+	EconomyPeerService_ReceiveContractMove_FullMethodName       = "/switchboard.v1.EconomyPeerService/ReceiveContractMove"
+	EconomyPeerService_ReceiveJobApplication_FullMethodName     = "/switchboard.v1.EconomyPeerService/ReceiveJobApplication"
+	EconomyPeerService_ReceiveApplicationOutcome_FullMethodName = "/switchboard.v1.EconomyPeerService/ReceiveApplicationOutcome"
 )
 
 // EconomyPeerServiceClient is the client API for EconomyPeerService service.
@@ -1048,6 +1260,15 @@ const (
 type EconomyPeerServiceClient interface {
 	// ReceiveContractMove applies one move the other side made.
 	ReceiveContractMove(ctx context.Context, in *ReceiveContractMoveRequest, opts ...grpc.CallOption) (*ReceiveContractMoveResponse, error)
+	// ReceiveJobApplication takes an application of the connection's peer to
+	// one of the local user's jobs shared with that connection. One arriving
+	// once the job is closed or past its closesAt is not recorded: the answer
+	// and an outcome sent back say it was declined.
+	ReceiveJobApplication(ctx context.Context, in *ReceiveJobApplicationRequest, opts ...grpc.CallOption) (*ReceiveJobApplicationResponse, error)
+	// ReceiveApplicationOutcome tells the applicant's instance how the job's
+	// owner answered its application: awarded (the offer comes as the
+	// engagement's relay) or declined. Only forward from pending.
+	ReceiveApplicationOutcome(ctx context.Context, in *ReceiveApplicationOutcomeRequest, opts ...grpc.CallOption) (*ReceiveApplicationOutcomeResponse, error)
 }
 
 type economyPeerServiceClient struct {
@@ -1068,6 +1289,26 @@ func (c *economyPeerServiceClient) ReceiveContractMove(ctx context.Context, in *
 	return out, nil
 }
 
+func (c *economyPeerServiceClient) ReceiveJobApplication(ctx context.Context, in *ReceiveJobApplicationRequest, opts ...grpc.CallOption) (*ReceiveJobApplicationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReceiveJobApplicationResponse)
+	err := c.cc.Invoke(ctx, EconomyPeerService_ReceiveJobApplication_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *economyPeerServiceClient) ReceiveApplicationOutcome(ctx context.Context, in *ReceiveApplicationOutcomeRequest, opts ...grpc.CallOption) (*ReceiveApplicationOutcomeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReceiveApplicationOutcomeResponse)
+	err := c.cc.Invoke(ctx, EconomyPeerService_ReceiveApplicationOutcome_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // EconomyPeerServiceServer is the server API for EconomyPeerService service.
 // All implementations should embed UnimplementedEconomyPeerServiceServer
 // for forward compatibility.
@@ -1080,6 +1321,15 @@ func (c *economyPeerServiceClient) ReceiveContractMove(ctx context.Context, in *
 type EconomyPeerServiceServer interface {
 	// ReceiveContractMove applies one move the other side made.
 	ReceiveContractMove(context.Context, *ReceiveContractMoveRequest) (*ReceiveContractMoveResponse, error)
+	// ReceiveJobApplication takes an application of the connection's peer to
+	// one of the local user's jobs shared with that connection. One arriving
+	// once the job is closed or past its closesAt is not recorded: the answer
+	// and an outcome sent back say it was declined.
+	ReceiveJobApplication(context.Context, *ReceiveJobApplicationRequest) (*ReceiveJobApplicationResponse, error)
+	// ReceiveApplicationOutcome tells the applicant's instance how the job's
+	// owner answered its application: awarded (the offer comes as the
+	// engagement's relay) or declined. Only forward from pending.
+	ReceiveApplicationOutcome(context.Context, *ReceiveApplicationOutcomeRequest) (*ReceiveApplicationOutcomeResponse, error)
 }
 
 // UnimplementedEconomyPeerServiceServer should be embedded to have
@@ -1091,6 +1341,12 @@ type UnimplementedEconomyPeerServiceServer struct{}
 
 func (UnimplementedEconomyPeerServiceServer) ReceiveContractMove(context.Context, *ReceiveContractMoveRequest) (*ReceiveContractMoveResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReceiveContractMove not implemented")
+}
+func (UnimplementedEconomyPeerServiceServer) ReceiveJobApplication(context.Context, *ReceiveJobApplicationRequest) (*ReceiveJobApplicationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReceiveJobApplication not implemented")
+}
+func (UnimplementedEconomyPeerServiceServer) ReceiveApplicationOutcome(context.Context, *ReceiveApplicationOutcomeRequest) (*ReceiveApplicationOutcomeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReceiveApplicationOutcome not implemented")
 }
 func (UnimplementedEconomyPeerServiceServer) testEmbeddedByValue() {}
 
@@ -1130,6 +1386,42 @@ func _EconomyPeerService_ReceiveContractMove_Handler(srv interface{}, ctx contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _EconomyPeerService_ReceiveJobApplication_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReceiveJobApplicationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EconomyPeerServiceServer).ReceiveJobApplication(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: EconomyPeerService_ReceiveJobApplication_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EconomyPeerServiceServer).ReceiveJobApplication(ctx, req.(*ReceiveJobApplicationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _EconomyPeerService_ReceiveApplicationOutcome_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReceiveApplicationOutcomeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EconomyPeerServiceServer).ReceiveApplicationOutcome(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: EconomyPeerService_ReceiveApplicationOutcome_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EconomyPeerServiceServer).ReceiveApplicationOutcome(ctx, req.(*ReceiveApplicationOutcomeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // EconomyPeerService_ServiceDesc is the grpc.ServiceDesc for EconomyPeerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1140,6 +1432,14 @@ var EconomyPeerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReceiveContractMove",
 			Handler:    _EconomyPeerService_ReceiveContractMove_Handler,
+		},
+		{
+			MethodName: "ReceiveJobApplication",
+			Handler:    _EconomyPeerService_ReceiveJobApplication_Handler,
+		},
+		{
+			MethodName: "ReceiveApplicationOutcome",
+			Handler:    _EconomyPeerService_ReceiveApplicationOutcome_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1330,13 +1330,23 @@ type Job struct {
 	// Posted: the connections it was shared with.
 	ConnectionIds []string `protobuf:"bytes,11,rep,name=connection_ids,json=connectionIds,proto3" json:"connection_ids,omitempty"`
 	// Received: the connection it came through and its poster.
-	ConnectionId  *string                `protobuf:"bytes,12,opt,name=connection_id,json=connectionId,proto3,oneof" json:"connection_id,omitempty"`
-	From          *string                `protobuf:"bytes,13,opt,name=from,proto3,oneof" json:"from,omitempty"`
-	FromUserName  *string                `protobuf:"bytes,14,opt,name=from_user_name,json=fromUserName,proto3,oneof" json:"from_user_name,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	ClosedAt      *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=closed_at,json=closedAt,proto3,oneof" json:"closed_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ConnectionId *string                `protobuf:"bytes,12,opt,name=connection_id,json=connectionId,proto3,oneof" json:"connection_id,omitempty"`
+	From         *string                `protobuf:"bytes,13,opt,name=from,proto3,oneof" json:"from,omitempty"`
+	FromUserName *string                `protobuf:"bytes,14,opt,name=from_user_name,json=fromUserName,proto3,oneof" json:"from_user_name,omitempty"`
+	CreatedAt    *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	ClosedAt     *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=closed_at,json=closedAt,proto3,oneof" json:"closed_at,omitempty"`
+	// direct (the owner awards) or auction (awarded at closesAt).
+	Mode string `protobuf:"bytes,17,opt,name=mode,proto3" json:"mode,omitempty"`
+	// An auction's end: it takes applications until then.
+	ClosesAt *timestamppb.Timestamp `protobuf:"bytes,18,opt,name=closes_at,json=closesAt,proto3,oneof" json:"closes_at,omitempty"`
+	// An auction's most it pays, in cents: an application's price fit is
+	// 1 − priceCents / maxPriceCents (0 above it).
+	MaxPriceCents *int32 `protobuf:"varint,19,opt,name=max_price_cents,json=maxPriceCents,proto3,oneof" json:"max_price_cents,omitempty"`
+	// Posted: the application awarded and the contract the award made.
+	AwardedApplicationId *string `protobuf:"bytes,20,opt,name=awarded_application_id,json=awardedApplicationId,proto3,oneof" json:"awarded_application_id,omitempty"`
+	ContractId           *string `protobuf:"bytes,21,opt,name=contract_id,json=contractId,proto3,oneof" json:"contract_id,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -1481,6 +1491,41 @@ func (x *Job) GetClosedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Job) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *Job) GetClosesAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ClosesAt
+	}
+	return nil
+}
+
+func (x *Job) GetMaxPriceCents() int32 {
+	if x != nil && x.MaxPriceCents != nil {
+		return *x.MaxPriceCents
+	}
+	return 0
+}
+
+func (x *Job) GetAwardedApplicationId() string {
+	if x != nil && x.AwardedApplicationId != nil {
+		return *x.AwardedApplicationId
+	}
+	return ""
+}
+
+func (x *Job) GetContractId() string {
+	if x != nil && x.ContractId != nil {
+		return *x.ContractId
+	}
+	return ""
+}
+
 // JobDelivery is how publishing a job to one connection went.
 type JobDelivery struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
@@ -1566,6 +1611,12 @@ type PostJobRequest struct {
 	EstimatedHours *float64 `protobuf:"fixed64,7,opt,name=estimated_hours,json=estimatedHours,proto3,oneof" json:"estimated_hours,omitempty"`
 	// The active connections to publish to; empty means all of them.
 	ConnectionIds []string `protobuf:"bytes,8,rep,name=connection_ids,json=connectionIds,proto3" json:"connection_ids,omitempty"`
+	// Default direct. An auction needs closesAt (in the future) and
+	// maxPriceCents; a direct job takes neither.
+	Mode     string                 `protobuf:"bytes,9,opt,name=mode,proto3" json:"mode,omitempty"`
+	ClosesAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=closes_at,json=closesAt,proto3,oneof" json:"closes_at,omitempty"`
+	// Above 0.
+	MaxPriceCents *int32 `protobuf:"varint,11,opt,name=max_price_cents,json=maxPriceCents,proto3,oneof" json:"max_price_cents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1654,6 +1705,27 @@ func (x *PostJobRequest) GetConnectionIds() []string {
 		return x.ConnectionIds
 	}
 	return nil
+}
+
+func (x *PostJobRequest) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *PostJobRequest) GetClosesAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ClosesAt
+	}
+	return nil
+}
+
+func (x *PostJobRequest) GetMaxPriceCents() int32 {
+	if x != nil && x.MaxPriceCents != nil {
+		return *x.MaxPriceCents
+	}
+	return 0
 }
 
 type PostJobResponse struct {
@@ -1941,8 +2013,12 @@ type SharedJob struct {
 	EstimatedHours *float64               `protobuf:"fixed64,8,opt,name=estimated_hours,json=estimatedHours,proto3,oneof" json:"estimated_hours,omitempty"`
 	Status         string                 `protobuf:"bytes,9,opt,name=status,proto3" json:"status,omitempty"`
 	PostedAt       *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=posted_at,json=postedAt,proto3" json:"posted_at,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// direct or auction; empty from a peer that predates auctions (direct).
+	Mode          string                 `protobuf:"bytes,11,opt,name=mode,proto3" json:"mode,omitempty"`
+	ClosesAt      *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=closes_at,json=closesAt,proto3,oneof" json:"closes_at,omitempty"`
+	MaxPriceCents *int32                 `protobuf:"varint,13,opt,name=max_price_cents,json=maxPriceCents,proto3,oneof" json:"max_price_cents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SharedJob) Reset() {
@@ -2043,6 +2119,27 @@ func (x *SharedJob) GetPostedAt() *timestamppb.Timestamp {
 		return x.PostedAt
 	}
 	return nil
+}
+
+func (x *SharedJob) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *SharedJob) GetClosesAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ClosesAt
+	}
+	return nil
+}
+
+func (x *SharedJob) GetMaxPriceCents() int32 {
+	if x != nil && x.MaxPriceCents != nil {
+		return *x.MaxPriceCents
+	}
+	return 0
 }
 
 type ReceiveJobRequest struct {
@@ -2954,7 +3051,7 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x1aRefreshPeerPatternsRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"O\n" +
 	"\x1bRefreshPeerPatternsResponse\x120\n" +
-	"\x04peer\x18\x01 \x01(\v2\x1c.switchboard.v1.PeerPatternsR\x04peer\"\xe7\x05\n" +
+	"\x04peer\x18\x01 \x01(\v2\x1c.switchboard.v1.PeerPatternsR\x04peer\"\xa2\b\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12&\n" +
 	"\x06origin\x18\x02 \x01(\tB\x0e\xba\xf5\x18\n" +
@@ -2975,20 +3072,31 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x0efrom_user_name\x18\x0e \x01(\tH\x04R\ffromUserName\x88\x01\x01\x129\n" +
 	"\n" +
 	"created_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12<\n" +
-	"\tclosed_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampH\x05R\bclosedAt\x88\x01\x01B\x0f\n" +
+	"\tclosed_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampH\x05R\bclosedAt\x88\x01\x01\x12 \n" +
+	"\x04mode\x18\x11 \x01(\tB\f\xba\xf5\x18\bjob_modeR\x04mode\x12<\n" +
+	"\tcloses_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampH\x06R\bclosesAt\x88\x01\x01\x12+\n" +
+	"\x0fmax_price_cents\x18\x13 \x01(\x05H\aR\rmaxPriceCents\x88\x01\x01\x129\n" +
+	"\x16awarded_application_id\x18\x14 \x01(\tH\bR\x14awardedApplicationId\x88\x01\x01\x12$\n" +
+	"\vcontract_id\x18\x15 \x01(\tH\tR\n" +
+	"contractId\x88\x01\x01B\x0f\n" +
 	"\r_compensationB\x12\n" +
 	"\x10_estimated_hoursB\x10\n" +
 	"\x0e_connection_idB\a\n" +
 	"\x05_fromB\x11\n" +
 	"\x0f_from_user_nameB\f\n" +
 	"\n" +
-	"_closed_at\"\xa4\x01\n" +
+	"_closed_atB\f\n" +
+	"\n" +
+	"_closes_atB\x12\n" +
+	"\x10_max_price_centsB\x19\n" +
+	"\x17_awarded_application_idB\x0e\n" +
+	"\f_contract_id\"\xa4\x01\n" +
 	"\vJobDelivery\x12#\n" +
 	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\x12\x1c\n" +
 	"\tdelivered\x18\x02 \x01(\bR\tdelivered\x12\x19\n" +
 	"\x05error\x18\x03 \x01(\tH\x00R\x05error\x88\x01\x01\x12-\n" +
 	"\bdelivery\x18\x04 \x01(\tB\x11\xba\xf5\x18\rpeer_deliveryR\bdeliveryB\b\n" +
-	"\x06_error\"\xca\x03\n" +
+	"\x06_error\"\x8c\x05\n" +
 	"\x0ePostJobRequest\x12\"\n" +
 	"\x05title\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05title\x12/\n" +
 	"\vdescription\x18\x02 \x01(\tB\r\xbaH\x06r\x04\x18\xa0\x8d\x06\xe8\xf3\x18\x01R\vdescription\x125\n" +
@@ -2998,8 +3106,16 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x0frequired_skills\x18\x06 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x102\"\x06r\x04\x10\x01\x18dR\x0erequiredSkills\x12E\n" +
 	"\x0festimated_hours\x18\a \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00j\xf8@)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x0eestimatedHours\x88\x01\x01\x126\n" +
-	"\x0econnection_ids\x18\b \x03(\tB\x0f\xbaH\f\x92\x01\t\x10\xc8\x01\"\x04r\x02\x18@R\rconnectionIdsB\x12\n" +
-	"\x10_estimated_hours\"u\n" +
+	"\x0econnection_ids\x18\b \x03(\tB\x0f\xbaH\f\x92\x01\t\x10\xc8\x01\"\x04r\x02\x18@R\rconnectionIds\x12'\n" +
+	"\x04mode\x18\t \x01(\tB\x13\xbaH\x04r\x02\x18d\xba\xf5\x18\bjob_modeR\x04mode\x12<\n" +
+	"\tcloses_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampH\x01R\bclosesAt\x88\x01\x01\x127\n" +
+	"\x0fmax_price_cents\x18\v \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\xc2\xd7/H\x02R\rmaxPriceCents\x88\x01\x01B\x12\n" +
+	"\x10_estimated_hoursB\f\n" +
+	"\n" +
+	"_closes_atB\x12\n" +
+	"\x10_max_price_cents\"u\n" +
 	"\x0fPostJobResponse\x12%\n" +
 	"\x03job\x18\x01 \x01(\v2\x13.switchboard.v1.JobR\x03job\x12;\n" +
 	"\n" +
@@ -3021,7 +3137,7 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x0fCloseJobRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"9\n" +
 	"\x10CloseJobResponse\x12%\n" +
-	"\x03job\x18\x01 \x01(\v2\x13.switchboard.v1.JobR\x03job\"\x8e\x04\n" +
+	"\x03job\x18\x01 \x01(\v2\x13.switchboard.v1.JobR\x03job\"\xd0\x05\n" +
 	"\tSharedJob\x12\x1b\n" +
 	"\x02id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x02id\x12\"\n" +
 	"\x05title\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05title\x12+\n" +
@@ -3035,8 +3151,15 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x06status\x18\t \x01(\tB\x15\xbaH\x04r\x02\x18d\xba\xf5\x18\n" +
 	"job_statusR\x06status\x127\n" +
 	"\tposted_at\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\bpostedAtB\x12\n" +
-	"\x10_estimated_hours\"F\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\bpostedAt\x12'\n" +
+	"\x04mode\x18\v \x01(\tB\x13\xbaH\x04r\x02\x18d\xba\xf5\x18\bjob_modeR\x04mode\x12<\n" +
+	"\tcloses_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampH\x01R\bclosesAt\x88\x01\x01\x127\n" +
+	"\x0fmax_price_cents\x18\r \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\xc2\xd7/H\x02R\rmaxPriceCents\x88\x01\x01B\x12\n" +
+	"\x10_estimated_hoursB\f\n" +
+	"\n" +
+	"_closes_atB\x12\n" +
+	"\x10_max_price_cents\"F\n" +
 	"\x11ReceiveJobRequest\x121\n" +
 	"\x03job\x18\x01 \x01(\v2\x19.switchboard.v1.SharedJobB\x04\xe8\xf3\x18\x01R\x03job\"+\n" +
 	"\x12ReceiveJobResponse\x12\x15\n" +
@@ -3217,60 +3340,63 @@ var file_switchboard_v1_network_exchange_proto_depIdxs = []int32{
 	17, // 16: switchboard.v1.RefreshPeerPatternsResponse.peer:type_name -> switchboard.v1.PeerPatterns
 	46, // 17: switchboard.v1.Job.created_at:type_name -> google.protobuf.Timestamp
 	46, // 18: switchboard.v1.Job.closed_at:type_name -> google.protobuf.Timestamp
-	22, // 19: switchboard.v1.PostJobResponse.job:type_name -> switchboard.v1.Job
-	23, // 20: switchboard.v1.PostJobResponse.deliveries:type_name -> switchboard.v1.JobDelivery
-	22, // 21: switchboard.v1.ListJobsResponse.jobs:type_name -> switchboard.v1.Job
-	47, // 22: switchboard.v1.ListJobsResponse.pagination:type_name -> switchboard.v1.Pagination
-	22, // 23: switchboard.v1.CloseJobResponse.job:type_name -> switchboard.v1.Job
-	46, // 24: switchboard.v1.SharedJob.posted_at:type_name -> google.protobuf.Timestamp
-	30, // 25: switchboard.v1.ReceiveJobRequest.job:type_name -> switchboard.v1.SharedJob
-	30, // 26: switchboard.v1.ListSharedJobsResponse.jobs:type_name -> switchboard.v1.SharedJob
-	46, // 27: switchboard.v1.ProviderCapability.created_at:type_name -> google.protobuf.Timestamp
-	35, // 28: switchboard.v1.DeclareCapabilityResponse.capability:type_name -> switchboard.v1.ProviderCapability
-	35, // 29: switchboard.v1.ListProviderCapabilitiesResponse.capabilities:type_name -> switchboard.v1.ProviderCapability
-	22, // 30: switchboard.v1.JobMatch.job:type_name -> switchboard.v1.Job
-	42, // 31: switchboard.v1.MatchJobsResponse.matches:type_name -> switchboard.v1.JobMatch
-	1,  // 32: switchboard.v1.NetworkExchangeService.SendNotification:input_type -> switchboard.v1.SendNotificationRequest
-	3,  // 33: switchboard.v1.NetworkExchangeService.ListNotifications:input_type -> switchboard.v1.ListNotificationsRequest
-	5,  // 34: switchboard.v1.NetworkExchangeService.ReadNotification:input_type -> switchboard.v1.ReadNotificationRequest
-	13, // 35: switchboard.v1.NetworkExchangeService.GetPatterns:input_type -> switchboard.v1.GetPatternsRequest
-	15, // 36: switchboard.v1.NetworkExchangeService.UpdatePatterns:input_type -> switchboard.v1.UpdatePatternsRequest
-	18, // 37: switchboard.v1.NetworkExchangeService.ListPeerPatterns:input_type -> switchboard.v1.ListPeerPatternsRequest
-	20, // 38: switchboard.v1.NetworkExchangeService.RefreshPeerPatterns:input_type -> switchboard.v1.RefreshPeerPatternsRequest
-	24, // 39: switchboard.v1.NetworkExchangeService.PostJob:input_type -> switchboard.v1.PostJobRequest
-	26, // 40: switchboard.v1.NetworkExchangeService.ListJobs:input_type -> switchboard.v1.ListJobsRequest
-	28, // 41: switchboard.v1.NetworkExchangeService.CloseJob:input_type -> switchboard.v1.CloseJobRequest
-	36, // 42: switchboard.v1.NetworkExchangeService.DeclareCapability:input_type -> switchboard.v1.DeclareCapabilityRequest
-	38, // 43: switchboard.v1.NetworkExchangeService.ListProviderCapabilities:input_type -> switchboard.v1.ListProviderCapabilitiesRequest
-	40, // 44: switchboard.v1.NetworkExchangeService.RemoveProviderCapability:input_type -> switchboard.v1.RemoveProviderCapabilityRequest
-	43, // 45: switchboard.v1.NetworkExchangeService.MatchJobs:input_type -> switchboard.v1.MatchJobsRequest
-	7,  // 46: switchboard.v1.NetworkExchangePeerService.ReceiveNotification:input_type -> switchboard.v1.ReceiveNotificationRequest
-	10, // 47: switchboard.v1.NetworkExchangePeerService.SearchNetworkMentions:input_type -> switchboard.v1.SearchNetworkMentionsRequest
-	31, // 48: switchboard.v1.NetworkExchangePeerService.ReceiveJob:input_type -> switchboard.v1.ReceiveJobRequest
-	33, // 49: switchboard.v1.NetworkExchangePeerService.ListSharedJobs:input_type -> switchboard.v1.ListSharedJobsRequest
-	2,  // 50: switchboard.v1.NetworkExchangeService.SendNotification:output_type -> switchboard.v1.SendNotificationResponse
-	4,  // 51: switchboard.v1.NetworkExchangeService.ListNotifications:output_type -> switchboard.v1.ListNotificationsResponse
-	6,  // 52: switchboard.v1.NetworkExchangeService.ReadNotification:output_type -> switchboard.v1.ReadNotificationResponse
-	14, // 53: switchboard.v1.NetworkExchangeService.GetPatterns:output_type -> switchboard.v1.GetPatternsResponse
-	16, // 54: switchboard.v1.NetworkExchangeService.UpdatePatterns:output_type -> switchboard.v1.UpdatePatternsResponse
-	19, // 55: switchboard.v1.NetworkExchangeService.ListPeerPatterns:output_type -> switchboard.v1.ListPeerPatternsResponse
-	21, // 56: switchboard.v1.NetworkExchangeService.RefreshPeerPatterns:output_type -> switchboard.v1.RefreshPeerPatternsResponse
-	25, // 57: switchboard.v1.NetworkExchangeService.PostJob:output_type -> switchboard.v1.PostJobResponse
-	27, // 58: switchboard.v1.NetworkExchangeService.ListJobs:output_type -> switchboard.v1.ListJobsResponse
-	29, // 59: switchboard.v1.NetworkExchangeService.CloseJob:output_type -> switchboard.v1.CloseJobResponse
-	37, // 60: switchboard.v1.NetworkExchangeService.DeclareCapability:output_type -> switchboard.v1.DeclareCapabilityResponse
-	39, // 61: switchboard.v1.NetworkExchangeService.ListProviderCapabilities:output_type -> switchboard.v1.ListProviderCapabilitiesResponse
-	41, // 62: switchboard.v1.NetworkExchangeService.RemoveProviderCapability:output_type -> switchboard.v1.RemoveProviderCapabilityResponse
-	44, // 63: switchboard.v1.NetworkExchangeService.MatchJobs:output_type -> switchboard.v1.MatchJobsResponse
-	8,  // 64: switchboard.v1.NetworkExchangePeerService.ReceiveNotification:output_type -> switchboard.v1.ReceiveNotificationResponse
-	11, // 65: switchboard.v1.NetworkExchangePeerService.SearchNetworkMentions:output_type -> switchboard.v1.SearchNetworkMentionsResponse
-	32, // 66: switchboard.v1.NetworkExchangePeerService.ReceiveJob:output_type -> switchboard.v1.ReceiveJobResponse
-	34, // 67: switchboard.v1.NetworkExchangePeerService.ListSharedJobs:output_type -> switchboard.v1.ListSharedJobsResponse
-	50, // [50:68] is the sub-list for method output_type
-	32, // [32:50] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	46, // 19: switchboard.v1.Job.closes_at:type_name -> google.protobuf.Timestamp
+	46, // 20: switchboard.v1.PostJobRequest.closes_at:type_name -> google.protobuf.Timestamp
+	22, // 21: switchboard.v1.PostJobResponse.job:type_name -> switchboard.v1.Job
+	23, // 22: switchboard.v1.PostJobResponse.deliveries:type_name -> switchboard.v1.JobDelivery
+	22, // 23: switchboard.v1.ListJobsResponse.jobs:type_name -> switchboard.v1.Job
+	47, // 24: switchboard.v1.ListJobsResponse.pagination:type_name -> switchboard.v1.Pagination
+	22, // 25: switchboard.v1.CloseJobResponse.job:type_name -> switchboard.v1.Job
+	46, // 26: switchboard.v1.SharedJob.posted_at:type_name -> google.protobuf.Timestamp
+	46, // 27: switchboard.v1.SharedJob.closes_at:type_name -> google.protobuf.Timestamp
+	30, // 28: switchboard.v1.ReceiveJobRequest.job:type_name -> switchboard.v1.SharedJob
+	30, // 29: switchboard.v1.ListSharedJobsResponse.jobs:type_name -> switchboard.v1.SharedJob
+	46, // 30: switchboard.v1.ProviderCapability.created_at:type_name -> google.protobuf.Timestamp
+	35, // 31: switchboard.v1.DeclareCapabilityResponse.capability:type_name -> switchboard.v1.ProviderCapability
+	35, // 32: switchboard.v1.ListProviderCapabilitiesResponse.capabilities:type_name -> switchboard.v1.ProviderCapability
+	22, // 33: switchboard.v1.JobMatch.job:type_name -> switchboard.v1.Job
+	42, // 34: switchboard.v1.MatchJobsResponse.matches:type_name -> switchboard.v1.JobMatch
+	1,  // 35: switchboard.v1.NetworkExchangeService.SendNotification:input_type -> switchboard.v1.SendNotificationRequest
+	3,  // 36: switchboard.v1.NetworkExchangeService.ListNotifications:input_type -> switchboard.v1.ListNotificationsRequest
+	5,  // 37: switchboard.v1.NetworkExchangeService.ReadNotification:input_type -> switchboard.v1.ReadNotificationRequest
+	13, // 38: switchboard.v1.NetworkExchangeService.GetPatterns:input_type -> switchboard.v1.GetPatternsRequest
+	15, // 39: switchboard.v1.NetworkExchangeService.UpdatePatterns:input_type -> switchboard.v1.UpdatePatternsRequest
+	18, // 40: switchboard.v1.NetworkExchangeService.ListPeerPatterns:input_type -> switchboard.v1.ListPeerPatternsRequest
+	20, // 41: switchboard.v1.NetworkExchangeService.RefreshPeerPatterns:input_type -> switchboard.v1.RefreshPeerPatternsRequest
+	24, // 42: switchboard.v1.NetworkExchangeService.PostJob:input_type -> switchboard.v1.PostJobRequest
+	26, // 43: switchboard.v1.NetworkExchangeService.ListJobs:input_type -> switchboard.v1.ListJobsRequest
+	28, // 44: switchboard.v1.NetworkExchangeService.CloseJob:input_type -> switchboard.v1.CloseJobRequest
+	36, // 45: switchboard.v1.NetworkExchangeService.DeclareCapability:input_type -> switchboard.v1.DeclareCapabilityRequest
+	38, // 46: switchboard.v1.NetworkExchangeService.ListProviderCapabilities:input_type -> switchboard.v1.ListProviderCapabilitiesRequest
+	40, // 47: switchboard.v1.NetworkExchangeService.RemoveProviderCapability:input_type -> switchboard.v1.RemoveProviderCapabilityRequest
+	43, // 48: switchboard.v1.NetworkExchangeService.MatchJobs:input_type -> switchboard.v1.MatchJobsRequest
+	7,  // 49: switchboard.v1.NetworkExchangePeerService.ReceiveNotification:input_type -> switchboard.v1.ReceiveNotificationRequest
+	10, // 50: switchboard.v1.NetworkExchangePeerService.SearchNetworkMentions:input_type -> switchboard.v1.SearchNetworkMentionsRequest
+	31, // 51: switchboard.v1.NetworkExchangePeerService.ReceiveJob:input_type -> switchboard.v1.ReceiveJobRequest
+	33, // 52: switchboard.v1.NetworkExchangePeerService.ListSharedJobs:input_type -> switchboard.v1.ListSharedJobsRequest
+	2,  // 53: switchboard.v1.NetworkExchangeService.SendNotification:output_type -> switchboard.v1.SendNotificationResponse
+	4,  // 54: switchboard.v1.NetworkExchangeService.ListNotifications:output_type -> switchboard.v1.ListNotificationsResponse
+	6,  // 55: switchboard.v1.NetworkExchangeService.ReadNotification:output_type -> switchboard.v1.ReadNotificationResponse
+	14, // 56: switchboard.v1.NetworkExchangeService.GetPatterns:output_type -> switchboard.v1.GetPatternsResponse
+	16, // 57: switchboard.v1.NetworkExchangeService.UpdatePatterns:output_type -> switchboard.v1.UpdatePatternsResponse
+	19, // 58: switchboard.v1.NetworkExchangeService.ListPeerPatterns:output_type -> switchboard.v1.ListPeerPatternsResponse
+	21, // 59: switchboard.v1.NetworkExchangeService.RefreshPeerPatterns:output_type -> switchboard.v1.RefreshPeerPatternsResponse
+	25, // 60: switchboard.v1.NetworkExchangeService.PostJob:output_type -> switchboard.v1.PostJobResponse
+	27, // 61: switchboard.v1.NetworkExchangeService.ListJobs:output_type -> switchboard.v1.ListJobsResponse
+	29, // 62: switchboard.v1.NetworkExchangeService.CloseJob:output_type -> switchboard.v1.CloseJobResponse
+	37, // 63: switchboard.v1.NetworkExchangeService.DeclareCapability:output_type -> switchboard.v1.DeclareCapabilityResponse
+	39, // 64: switchboard.v1.NetworkExchangeService.ListProviderCapabilities:output_type -> switchboard.v1.ListProviderCapabilitiesResponse
+	41, // 65: switchboard.v1.NetworkExchangeService.RemoveProviderCapability:output_type -> switchboard.v1.RemoveProviderCapabilityResponse
+	44, // 66: switchboard.v1.NetworkExchangeService.MatchJobs:output_type -> switchboard.v1.MatchJobsResponse
+	8,  // 67: switchboard.v1.NetworkExchangePeerService.ReceiveNotification:output_type -> switchboard.v1.ReceiveNotificationResponse
+	11, // 68: switchboard.v1.NetworkExchangePeerService.SearchNetworkMentions:output_type -> switchboard.v1.SearchNetworkMentionsResponse
+	32, // 69: switchboard.v1.NetworkExchangePeerService.ReceiveJob:output_type -> switchboard.v1.ReceiveJobResponse
+	34, // 70: switchboard.v1.NetworkExchangePeerService.ListSharedJobs:output_type -> switchboard.v1.ListSharedJobsResponse
+	53, // [53:71] is the sub-list for method output_type
+	35, // [35:53] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_network_exchange_proto_init() }

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x9e]\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xa8^\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -497,7 +497,14 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
 	"job_origin\x12\x10\n" +
 	"\x06posted\x12\x06Posted\x12\x14\n" +
-	"\breceived\x12\bReceived\xb2\xf5\x18b\n" +
+	"\breceived\x12\bReceived\xb2\xf5\x180\n" +
+	"\bjob_mode\x12\x10\n" +
+	"\x06direct\x12\x06Direct\x12\x12\n" +
+	"\aauction\x12\aAuction\xb2\xf5\x18R\n" +
+	"\x12application_status\x12\x12\n" +
+	"\apending\x12\aPending\x12\x12\n" +
+	"\aawarded\x12\aAwarded\x12\x14\n" +
+	"\bdeclined\x12\bDeclined\xb2\xf5\x18b\n" +
 	"\x18capability_pricing_model\x12\f\n" +
 	"\x04flat\x12\x04Flat\x12\x10\n" +
 	"\x06hourly\x12\x06Hourly\x12\x14\n" +

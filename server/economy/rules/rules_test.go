@@ -2,6 +2,8 @@ package rules
 
 import (
 	"errors"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -212,5 +214,64 @@ func TestPriceFit(t *testing.T) {
 	}
 	if Score(1, 1) != 1 || Score(0, 0) != 0 || Score(0.5, 1) <= Score(0.5, 0) {
 		t.Error("Score does not weigh route and price fit")
+	}
+}
+
+func TestTakes(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	later, earlier := now.Add(time.Minute), now.Add(-time.Minute)
+	for _, tc := range []struct {
+		name     string
+		status   string
+		awarded  bool
+		closesAt *time.Time
+		want     string // "" takes it
+	}{
+		{"open direct", string(vocab.JobStatusOpen), false, nil, ""},
+		{"open auction before closesAt", string(vocab.JobStatusOpen), false, &later, ""},
+		{"auction at closesAt", string(vocab.JobStatusOpen), false, &now, "its auction closed at 2026-12-01T12:00:00Z"},
+		{"auction after closesAt", string(vocab.JobStatusOpen), false, &earlier, "its auction closed at"},
+		{"closed", string(vocab.JobStatusClosed), false, nil, "it is closed"},
+		{"awarded", string(vocab.JobStatusClosed), true, nil, "it was awarded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Takes(tc.status, tc.awarded, tc.closesAt, now)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && (err == nil || !errors.Is(err, ErrJobShut) || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("got %v, want ErrJobShut saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestAuction(t *testing.T) {
+	// max 10000: price fit 1 − price/10000, score 0.8 × route + 0.2 × fit.
+	for _, tc := range []struct {
+		name string
+		bids []Bid
+		want []string
+	}{
+		{"none", nil, []string{}},
+		{"the better route wins at equal prices", []Bid{{"a", 0.5, 5000}, {"b", 0.7, 5000}}, []string{"b", "a"}},
+		// a: 0.8×0.6 + 0.2×0.9 = 0.66; b: 0.8×0.65 + 0.2×0.2 = 0.56.
+		{"a low price beats a slightly better route", []Bid{{"b", 0.65, 8000}, {"a", 0.6, 1000}}, []string{"a", "b"}},
+		// Over the maximum the fit is 0: c 0.8×0.7 = 0.56; d 0.8×0.6 + 0.2×0.5 = 0.58.
+		{"over the maximum fits nothing", []Bid{{"c", 0.7, 12000}, {"d", 0.6, 5000}}, []string{"d", "c"}},
+		{"equal scores: the lower price", []Bid{{"e", 0.5, 5000}, {"f", 0.5, 5000}, {"g", 0.5, 4999}}, []string{"g", "e", "f"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := []string{}
+			for _, w := range Auction(tc.bids, 10000) {
+				got = append(got, w.ID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("ranked %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if w := Auction([]Bid{{"a", 0.5, 2500}}, 10000)[0]; w.PriceFit != 0.75 || math.Abs(w.Score-0.55) > 1e-9 {
+		t.Fatalf("a bid's fit and score: %+v", w)
 	}
 }

@@ -4,13 +4,17 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/lists"
+	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/network"
@@ -33,6 +37,10 @@ func (s *Service) PostJob(ctx context.Context, req *switchboardv1.PostJobRequest
 	if strings.TrimSpace(req.GetTitle()) == "" || strings.TrimSpace(req.GetDescription()) == "" {
 		return nil, apperr.Invalid("title and description are required")
 	}
+	mode, closesAt, maxPrice, err := jobTerms(req, s.core.NowUTC())
+	if err != nil {
+		return nil, err
+	}
 	targets, err := s.jobTargets(ctx, p.UserID, req.GetConnectionIds())
 	if err != nil {
 		return nil, err
@@ -43,22 +51,53 @@ func (s *Service) PostJob(ctx context.Context, req *switchboardv1.PostJobRequest
 			return nil, err
 		}
 	}
-	c := s.core.DB.Job.Create().SetUserID(p.UserID).SetOrigin(job.OriginPosted).SetTitle(req.GetTitle()).
-		SetDescription(req.GetDescription()).SetRequiredSkills(network.NonEmpty(req.GetRequiredSkills())).
-		SetNillableCompensation(network.Optional(req.GetCompensation())).SetNillableEstimatedHours(req.EstimatedHours).
-		SetSharedWith(lists.Map(targets, func(c *ent.NetworkConnection) string { return c.ID }))
-	if req.GetTaskType() != "" {
-		c.SetTaskType(job.TaskType(req.GetTaskType()))
-	}
-	if req.GetUrgency() != "" {
-		c.SetUrgency(job.Urgency(req.GetUrgency()))
-	}
-	row, err := c.Save(ctx)
+	row, err := db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.Job, error) {
+		c := tx.Job.Create().SetUserID(p.UserID).SetOrigin(job.OriginPosted).SetTitle(req.GetTitle()).
+			SetDescription(req.GetDescription()).SetRequiredSkills(network.NonEmpty(req.GetRequiredSkills())).
+			SetNillableCompensation(network.Optional(req.GetCompensation())).SetNillableEstimatedHours(req.EstimatedHours).
+			SetSharedWith(lists.Map(targets, func(c *ent.NetworkConnection) string { return c.ID })).
+			SetMode(mode).SetNillableClosesAt(closesAt).SetNillableMaxPriceCents(maxPrice)
+		if req.GetTaskType() != "" {
+			c.SetTaskType(job.TaskType(req.GetTaskType()))
+		}
+		if req.GetUrgency() != "" {
+			c.SetUrgency(job.Urgency(req.GetUrgency()))
+		}
+		row, err := c.Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return row, tx.Publish(ctx, network.JobPosted{Job: row})
+	})
 	if err != nil {
 		return nil, err
 	}
 	deliveries := s.publish(ctx, w, row, targets)
 	return &switchboardv1.PostJobResponse{Job: network.JobProto(row), Deliveries: deliveries}, nil
+}
+
+// jobTerms are how a job is given (RULINGS "The task economy": Jobs):
+// direct by default, which takes neither closesAt nor maxPriceCents; an
+// auction needs both, closesAt in the future.
+func jobTerms(req *switchboardv1.PostJobRequest, now time.Time) (job.Mode, *time.Time, *money.Cents, error) {
+	if req.GetMode() != string(vocab.JobModeAuction) {
+		if req.ClosesAt != nil || req.MaxPriceCents != nil {
+			return "", nil, nil, apperr.Invalid("closesAt and maxPriceCents are an auction's: post the job with mode auction")
+		}
+		return job.ModeDirect, nil, nil, nil
+	}
+	if req.ClosesAt == nil || req.MaxPriceCents == nil {
+		return "", nil, nil, apperr.Invalid("an auction needs closesAt and maxPriceCents")
+	}
+	if req.GetMaxPriceCents() <= 0 {
+		return "", nil, nil, apperr.Invalid("maxPriceCents must be a positive whole number of cents")
+	}
+	closes := req.GetClosesAt().AsTime().UTC()
+	if !closes.After(now) {
+		return "", nil, nil, apperr.Invalid("closesAt must be in the future, and %s is not", closes.Format(time.RFC3339))
+	}
+	maxPrice := money.Cents(req.GetMaxPriceCents())
+	return job.ModeAuction, &closes, &maxPrice, nil
 }
 
 // jobTargets are the named active connections of the caller, or all of
@@ -160,7 +199,23 @@ func (s *Service) CloseJob(ctx context.Context, req *switchboardv1.CloseJobReque
 	if row.Status == job.StatusClosed {
 		return &switchboardv1.CloseJobResponse{Job: network.JobProto(row)}, nil
 	}
-	row, err = row.Update().SetStatus(job.StatusClosed).SetClosedAt(s.core.NowUTC()).Save(ctx)
+	row, err = db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.Job, error) {
+		// The economy awards under this lock (server/economy/jobs.go): a
+		// job is closed once, by its owner or by its award.
+		if err := tx.Serialize(ctx, "job "+row.ID); err != nil {
+			return nil, err
+		}
+		n, err := tx.Job.Update().Where(job.ID(row.ID), job.StatusEQ(job.StatusOpen)).
+			SetStatus(job.StatusClosed).SetClosedAt(s.core.NowUTC()).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		closed, err := tx.Job.Get(ctx, row.ID)
+		if err != nil || n == 0 {
+			return closed, err
+		}
+		return closed, tx.Publish(ctx, network.JobClosed{Job: closed})
+	})
 	if err != nil {
 		return nil, err
 	}

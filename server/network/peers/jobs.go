@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/job"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/network"
 )
@@ -61,8 +62,18 @@ func (s *Service) ReceiveJob(ctx context.Context, req *switchboardv1.ReceiveJobR
 	return &switchboardv1.ReceiveJobResponse{JobId: id}, nil
 }
 
-// setJobEnums sets the enumerated fields a shared job gives.
+// setJobEnums sets the enumerated fields a shared job gives, and how it is
+// given (an auction's end and maximum, which an applicant here is held to).
 func setJobEnums(j *switchboardv1.SharedJob, m *ent.JobMutation) {
+	if j.GetMode() != "" {
+		m.SetMode(job.Mode(j.GetMode()))
+	}
+	if j.ClosesAt != nil {
+		m.SetClosesAt(j.GetClosesAt().AsTime().UTC())
+	}
+	if j.MaxPriceCents != nil {
+		m.SetMaxPriceCents(money.Cents(j.GetMaxPriceCents()))
+	}
 	if j.GetTaskType() != "" {
 		m.SetTaskType(job.TaskType(j.GetTaskType()))
 	}

@@ -759,6 +759,21 @@ export const JobOrigin = {
 } as const;
 export type JobOrigin = (typeof JobOrigin)[keyof typeof JobOrigin];
 
+// The values of the vocabulary job_mode.
+export const JobMode = {
+  Direct: "direct",
+  Auction: "auction",
+} as const;
+export type JobMode = (typeof JobMode)[keyof typeof JobMode];
+
+// The values of the vocabulary application_status.
+export const ApplicationStatus = {
+  Pending: "pending",
+  Awarded: "awarded",
+  Declined: "declined",
+} as const;
+export type ApplicationStatus = (typeof ApplicationStatus)[keyof typeof ApplicationStatus];
+
 // The values of the vocabulary capability_pricing_model.
 export const CapabilityPricingModel = {
   Flat: "flat",

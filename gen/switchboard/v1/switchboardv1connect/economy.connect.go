@@ -23,6 +23,8 @@ const _ = connect.IsAtLeastVersion1_13_0
 const (
 	// EconomyServiceName is the fully-qualified name of the EconomyService service.
 	EconomyServiceName = "switchboard.v1.EconomyService"
+	// JobMarketServiceName is the fully-qualified name of the JobMarketService service.
+	JobMarketServiceName = "switchboard.v1.JobMarketService"
 	// EconomyAdminServiceName is the fully-qualified name of the EconomyAdminService service.
 	EconomyAdminServiceName = "switchboard.v1.EconomyAdminService"
 	// EconomyPeerServiceName is the fully-qualified name of the EconomyPeerService service.
@@ -94,6 +96,15 @@ const (
 	// EconomyServiceListEconomyLedgerProcedure is the fully-qualified name of the EconomyService's
 	// ListEconomyLedger RPC.
 	EconomyServiceListEconomyLedgerProcedure = "/switchboard.v1.EconomyService/ListEconomyLedger"
+	// JobMarketServiceApplyToJobProcedure is the fully-qualified name of the JobMarketService's
+	// ApplyToJob RPC.
+	JobMarketServiceApplyToJobProcedure = "/switchboard.v1.JobMarketService/ApplyToJob"
+	// JobMarketServiceAwardJobProcedure is the fully-qualified name of the JobMarketService's AwardJob
+	// RPC.
+	JobMarketServiceAwardJobProcedure = "/switchboard.v1.JobMarketService/AwardJob"
+	// JobMarketServiceListJobApplicationsProcedure is the fully-qualified name of the
+	// JobMarketService's ListJobApplications RPC.
+	JobMarketServiceListJobApplicationsProcedure = "/switchboard.v1.JobMarketService/ListJobApplications"
 	// EconomyAdminServiceListDisputesProcedure is the fully-qualified name of the EconomyAdminService's
 	// ListDisputes RPC.
 	EconomyAdminServiceListDisputesProcedure = "/switchboard.v1.EconomyAdminService/ListDisputes"
@@ -103,6 +114,12 @@ const (
 	// EconomyPeerServiceReceiveContractMoveProcedure is the fully-qualified name of the
 	// EconomyPeerService's ReceiveContractMove RPC.
 	EconomyPeerServiceReceiveContractMoveProcedure = "/switchboard.v1.EconomyPeerService/ReceiveContractMove"
+	// EconomyPeerServiceReceiveJobApplicationProcedure is the fully-qualified name of the
+	// EconomyPeerService's ReceiveJobApplication RPC.
+	EconomyPeerServiceReceiveJobApplicationProcedure = "/switchboard.v1.EconomyPeerService/ReceiveJobApplication"
+	// EconomyPeerServiceReceiveApplicationOutcomeProcedure is the fully-qualified name of the
+	// EconomyPeerService's ReceiveApplicationOutcome RPC.
+	EconomyPeerServiceReceiveApplicationOutcomeProcedure = "/switchboard.v1.EconomyPeerService/ReceiveApplicationOutcome"
 )
 
 // EconomyServiceClient is a client for the switchboard.v1.EconomyService service.
@@ -781,6 +798,160 @@ func (UnimplementedEconomyServiceHandler) ListEconomyLedger(context.Context, *v1
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyService.ListEconomyLedger is not implemented"))
 }
 
+// JobMarketServiceClient is a client for the switchboard.v1.JobMarketService service.
+type JobMarketServiceClient interface {
+	// ApplyToJob applies to an open job with a price and an estimate; the
+	// application carries the caller's capability for the job's task type.
+	// One application per applicant and job (a second is 409); an auction
+	// takes none after closesAt, and nobody applies to their own job.
+	ApplyToJob(context.Context, *v1.ApplyToJobRequest) (*v1.ApplyToJobResponse, error)
+	// AwardJob is the owner's award: hire_provider with the application's
+	// terms (its price, its estimate as the due date), the job closed, the
+	// other applications declined.
+	AwardJob(context.Context, *v1.AwardJobRequest) (*v1.AwardJobResponse, error)
+	// ListJobApplications answers a posted job's applications to its owner,
+	// best price first, and to anyone else their own application to the job
+	// (on a received job, the one sent to its owner).
+	ListJobApplications(context.Context, *v1.ListJobApplicationsRequest) (*v1.ListJobApplicationsResponse, error)
+}
+
+// NewJobMarketServiceClient constructs a client for the switchboard.v1.JobMarketService service. By
+// default, it uses the Connect protocol with the binary Protobuf Codec, asks for gzipped responses,
+// and sends uncompressed requests. To use the gRPC or gRPC-Web protocols, supply the
+// connect.WithGRPC() or connect.WithGRPCWeb() options.
+//
+// The URL supplied here should be the base URL for the Connect or gRPC server (for example,
+// http://api.acme.com or https://acme.com/grpc).
+func NewJobMarketServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...connect.ClientOption) JobMarketServiceClient {
+	baseURL = strings.TrimRight(baseURL, "/")
+	jobMarketServiceMethods := v1.File_switchboard_v1_economy_proto.Services().ByName("JobMarketService").Methods()
+	return &jobMarketServiceClient{
+		applyToJob: connect.NewClient[v1.ApplyToJobRequest, v1.ApplyToJobResponse](
+			httpClient,
+			baseURL+JobMarketServiceApplyToJobProcedure,
+			connect.WithSchema(jobMarketServiceMethods.ByName("ApplyToJob")),
+			connect.WithClientOptions(opts...),
+		),
+		awardJob: connect.NewClient[v1.AwardJobRequest, v1.AwardJobResponse](
+			httpClient,
+			baseURL+JobMarketServiceAwardJobProcedure,
+			connect.WithSchema(jobMarketServiceMethods.ByName("AwardJob")),
+			connect.WithClientOptions(opts...),
+		),
+		listJobApplications: connect.NewClient[v1.ListJobApplicationsRequest, v1.ListJobApplicationsResponse](
+			httpClient,
+			baseURL+JobMarketServiceListJobApplicationsProcedure,
+			connect.WithSchema(jobMarketServiceMethods.ByName("ListJobApplications")),
+			connect.WithClientOptions(opts...),
+		),
+	}
+}
+
+// jobMarketServiceClient implements JobMarketServiceClient.
+type jobMarketServiceClient struct {
+	applyToJob          *connect.Client[v1.ApplyToJobRequest, v1.ApplyToJobResponse]
+	awardJob            *connect.Client[v1.AwardJobRequest, v1.AwardJobResponse]
+	listJobApplications *connect.Client[v1.ListJobApplicationsRequest, v1.ListJobApplicationsResponse]
+}
+
+// ApplyToJob calls switchboard.v1.JobMarketService.ApplyToJob.
+func (c *jobMarketServiceClient) ApplyToJob(ctx context.Context, req *v1.ApplyToJobRequest) (*v1.ApplyToJobResponse, error) {
+	response, err := c.applyToJob.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// AwardJob calls switchboard.v1.JobMarketService.AwardJob.
+func (c *jobMarketServiceClient) AwardJob(ctx context.Context, req *v1.AwardJobRequest) (*v1.AwardJobResponse, error) {
+	response, err := c.awardJob.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ListJobApplications calls switchboard.v1.JobMarketService.ListJobApplications.
+func (c *jobMarketServiceClient) ListJobApplications(ctx context.Context, req *v1.ListJobApplicationsRequest) (*v1.ListJobApplicationsResponse, error) {
+	response, err := c.listJobApplications.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// JobMarketServiceHandler is an implementation of the switchboard.v1.JobMarketService service.
+type JobMarketServiceHandler interface {
+	// ApplyToJob applies to an open job with a price and an estimate; the
+	// application carries the caller's capability for the job's task type.
+	// One application per applicant and job (a second is 409); an auction
+	// takes none after closesAt, and nobody applies to their own job.
+	ApplyToJob(context.Context, *v1.ApplyToJobRequest) (*v1.ApplyToJobResponse, error)
+	// AwardJob is the owner's award: hire_provider with the application's
+	// terms (its price, its estimate as the due date), the job closed, the
+	// other applications declined.
+	AwardJob(context.Context, *v1.AwardJobRequest) (*v1.AwardJobResponse, error)
+	// ListJobApplications answers a posted job's applications to its owner,
+	// best price first, and to anyone else their own application to the job
+	// (on a received job, the one sent to its owner).
+	ListJobApplications(context.Context, *v1.ListJobApplicationsRequest) (*v1.ListJobApplicationsResponse, error)
+}
+
+// NewJobMarketServiceHandler builds an HTTP handler from the service implementation. It returns the
+// path on which to mount the handler and the handler itself.
+//
+// By default, handlers support the Connect, gRPC, and gRPC-Web protocols with the binary Protobuf
+// and JSON codecs. They also support gzip compression.
+func NewJobMarketServiceHandler(svc JobMarketServiceHandler, opts ...connect.HandlerOption) (string, http.Handler) {
+	jobMarketServiceMethods := v1.File_switchboard_v1_economy_proto.Services().ByName("JobMarketService").Methods()
+	jobMarketServiceApplyToJobHandler := connect.NewUnaryHandlerSimple(
+		JobMarketServiceApplyToJobProcedure,
+		svc.ApplyToJob,
+		connect.WithSchema(jobMarketServiceMethods.ByName("ApplyToJob")),
+		connect.WithHandlerOptions(opts...),
+	)
+	jobMarketServiceAwardJobHandler := connect.NewUnaryHandlerSimple(
+		JobMarketServiceAwardJobProcedure,
+		svc.AwardJob,
+		connect.WithSchema(jobMarketServiceMethods.ByName("AwardJob")),
+		connect.WithHandlerOptions(opts...),
+	)
+	jobMarketServiceListJobApplicationsHandler := connect.NewUnaryHandlerSimple(
+		JobMarketServiceListJobApplicationsProcedure,
+		svc.ListJobApplications,
+		connect.WithSchema(jobMarketServiceMethods.ByName("ListJobApplications")),
+		connect.WithHandlerOptions(opts...),
+	)
+	return "/switchboard.v1.JobMarketService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case JobMarketServiceApplyToJobProcedure:
+			jobMarketServiceApplyToJobHandler.ServeHTTP(w, r)
+		case JobMarketServiceAwardJobProcedure:
+			jobMarketServiceAwardJobHandler.ServeHTTP(w, r)
+		case JobMarketServiceListJobApplicationsProcedure:
+			jobMarketServiceListJobApplicationsHandler.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// UnimplementedJobMarketServiceHandler returns CodeUnimplemented from all methods.
+type UnimplementedJobMarketServiceHandler struct{}
+
+func (UnimplementedJobMarketServiceHandler) ApplyToJob(context.Context, *v1.ApplyToJobRequest) (*v1.ApplyToJobResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.JobMarketService.ApplyToJob is not implemented"))
+}
+
+func (UnimplementedJobMarketServiceHandler) AwardJob(context.Context, *v1.AwardJobRequest) (*v1.AwardJobResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.JobMarketService.AwardJob is not implemented"))
+}
+
+func (UnimplementedJobMarketServiceHandler) ListJobApplications(context.Context, *v1.ListJobApplicationsRequest) (*v1.ListJobApplicationsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.JobMarketService.ListJobApplications is not implemented"))
+}
+
 // EconomyAdminServiceClient is a client for the switchboard.v1.EconomyAdminService service.
 type EconomyAdminServiceClient interface {
 	// ListDisputes lists the disputed contracts of the instance, open first.
@@ -898,6 +1069,15 @@ func (UnimplementedEconomyAdminServiceHandler) ResolveDispute(context.Context, *
 type EconomyPeerServiceClient interface {
 	// ReceiveContractMove applies one move the other side made.
 	ReceiveContractMove(context.Context, *v1.ReceiveContractMoveRequest) (*v1.ReceiveContractMoveResponse, error)
+	// ReceiveJobApplication takes an application of the connection's peer to
+	// one of the local user's jobs shared with that connection. One arriving
+	// once the job is closed or past its closesAt is not recorded: the answer
+	// and an outcome sent back say it was declined.
+	ReceiveJobApplication(context.Context, *v1.ReceiveJobApplicationRequest) (*v1.ReceiveJobApplicationResponse, error)
+	// ReceiveApplicationOutcome tells the applicant's instance how the job's
+	// owner answered its application: awarded (the offer comes as the
+	// engagement's relay) or declined. Only forward from pending.
+	ReceiveApplicationOutcome(context.Context, *v1.ReceiveApplicationOutcomeRequest) (*v1.ReceiveApplicationOutcomeResponse, error)
 }
 
 // NewEconomyPeerServiceClient constructs a client for the switchboard.v1.EconomyPeerService
@@ -917,12 +1097,26 @@ func NewEconomyPeerServiceClient(httpClient connect.HTTPClient, baseURL string, 
 			connect.WithSchema(economyPeerServiceMethods.ByName("ReceiveContractMove")),
 			connect.WithClientOptions(opts...),
 		),
+		receiveJobApplication: connect.NewClient[v1.ReceiveJobApplicationRequest, v1.ReceiveJobApplicationResponse](
+			httpClient,
+			baseURL+EconomyPeerServiceReceiveJobApplicationProcedure,
+			connect.WithSchema(economyPeerServiceMethods.ByName("ReceiveJobApplication")),
+			connect.WithClientOptions(opts...),
+		),
+		receiveApplicationOutcome: connect.NewClient[v1.ReceiveApplicationOutcomeRequest, v1.ReceiveApplicationOutcomeResponse](
+			httpClient,
+			baseURL+EconomyPeerServiceReceiveApplicationOutcomeProcedure,
+			connect.WithSchema(economyPeerServiceMethods.ByName("ReceiveApplicationOutcome")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // economyPeerServiceClient implements EconomyPeerServiceClient.
 type economyPeerServiceClient struct {
-	receiveContractMove *connect.Client[v1.ReceiveContractMoveRequest, v1.ReceiveContractMoveResponse]
+	receiveContractMove       *connect.Client[v1.ReceiveContractMoveRequest, v1.ReceiveContractMoveResponse]
+	receiveJobApplication     *connect.Client[v1.ReceiveJobApplicationRequest, v1.ReceiveJobApplicationResponse]
+	receiveApplicationOutcome *connect.Client[v1.ReceiveApplicationOutcomeRequest, v1.ReceiveApplicationOutcomeResponse]
 }
 
 // ReceiveContractMove calls switchboard.v1.EconomyPeerService.ReceiveContractMove.
@@ -934,10 +1128,37 @@ func (c *economyPeerServiceClient) ReceiveContractMove(ctx context.Context, req 
 	return nil, err
 }
 
+// ReceiveJobApplication calls switchboard.v1.EconomyPeerService.ReceiveJobApplication.
+func (c *economyPeerServiceClient) ReceiveJobApplication(ctx context.Context, req *v1.ReceiveJobApplicationRequest) (*v1.ReceiveJobApplicationResponse, error) {
+	response, err := c.receiveJobApplication.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ReceiveApplicationOutcome calls switchboard.v1.EconomyPeerService.ReceiveApplicationOutcome.
+func (c *economyPeerServiceClient) ReceiveApplicationOutcome(ctx context.Context, req *v1.ReceiveApplicationOutcomeRequest) (*v1.ReceiveApplicationOutcomeResponse, error) {
+	response, err := c.receiveApplicationOutcome.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // EconomyPeerServiceHandler is an implementation of the switchboard.v1.EconomyPeerService service.
 type EconomyPeerServiceHandler interface {
 	// ReceiveContractMove applies one move the other side made.
 	ReceiveContractMove(context.Context, *v1.ReceiveContractMoveRequest) (*v1.ReceiveContractMoveResponse, error)
+	// ReceiveJobApplication takes an application of the connection's peer to
+	// one of the local user's jobs shared with that connection. One arriving
+	// once the job is closed or past its closesAt is not recorded: the answer
+	// and an outcome sent back say it was declined.
+	ReceiveJobApplication(context.Context, *v1.ReceiveJobApplicationRequest) (*v1.ReceiveJobApplicationResponse, error)
+	// ReceiveApplicationOutcome tells the applicant's instance how the job's
+	// owner answered its application: awarded (the offer comes as the
+	// engagement's relay) or declined. Only forward from pending.
+	ReceiveApplicationOutcome(context.Context, *v1.ReceiveApplicationOutcomeRequest) (*v1.ReceiveApplicationOutcomeResponse, error)
 }
 
 // NewEconomyPeerServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -953,10 +1174,26 @@ func NewEconomyPeerServiceHandler(svc EconomyPeerServiceHandler, opts ...connect
 		connect.WithSchema(economyPeerServiceMethods.ByName("ReceiveContractMove")),
 		connect.WithHandlerOptions(opts...),
 	)
+	economyPeerServiceReceiveJobApplicationHandler := connect.NewUnaryHandlerSimple(
+		EconomyPeerServiceReceiveJobApplicationProcedure,
+		svc.ReceiveJobApplication,
+		connect.WithSchema(economyPeerServiceMethods.ByName("ReceiveJobApplication")),
+		connect.WithHandlerOptions(opts...),
+	)
+	economyPeerServiceReceiveApplicationOutcomeHandler := connect.NewUnaryHandlerSimple(
+		EconomyPeerServiceReceiveApplicationOutcomeProcedure,
+		svc.ReceiveApplicationOutcome,
+		connect.WithSchema(economyPeerServiceMethods.ByName("ReceiveApplicationOutcome")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/switchboard.v1.EconomyPeerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case EconomyPeerServiceReceiveContractMoveProcedure:
 			economyPeerServiceReceiveContractMoveHandler.ServeHTTP(w, r)
+		case EconomyPeerServiceReceiveJobApplicationProcedure:
+			economyPeerServiceReceiveJobApplicationHandler.ServeHTTP(w, r)
+		case EconomyPeerServiceReceiveApplicationOutcomeProcedure:
+			economyPeerServiceReceiveApplicationOutcomeHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -968,4 +1205,12 @@ type UnimplementedEconomyPeerServiceHandler struct{}
 
 func (UnimplementedEconomyPeerServiceHandler) ReceiveContractMove(context.Context, *v1.ReceiveContractMoveRequest) (*v1.ReceiveContractMoveResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyPeerService.ReceiveContractMove is not implemented"))
+}
+
+func (UnimplementedEconomyPeerServiceHandler) ReceiveJobApplication(context.Context, *v1.ReceiveJobApplicationRequest) (*v1.ReceiveJobApplicationResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyPeerService.ReceiveJobApplication is not implemented"))
+}
+
+func (UnimplementedEconomyPeerServiceHandler) ReceiveApplicationOutcome(context.Context, *v1.ReceiveApplicationOutcomeRequest) (*v1.ReceiveApplicationOutcomeResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.EconomyPeerService.ReceiveApplicationOutcome is not implemented"))
 }
