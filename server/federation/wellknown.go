@@ -148,6 +148,10 @@ var InboundPaths = []string{
 	"/api/federation/mcp",
 	"/api/federation/card-status",
 	"/" + switchboardv1connect.NetworkSharePeerServiceName + "/",
+	// The task economy's peer routes (issue 29): a contract's moves and a
+	// job's applications and their outcomes.
+	"/api/federation/economy/",
+	"/" + switchboardv1connect.EconomyPeerServiceName + "/",
 	// The profile pages a peer reads with its token (issue 28), audited
 	// only then: anyone else's read is no federation call. A team's profile
 	// is /api/teams/{id}/profile; no other team route takes a peer's token.
