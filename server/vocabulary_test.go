@@ -46,6 +46,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/job"
+	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/migrate"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/notification"
@@ -263,6 +264,10 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"contract_entries.kind", "contract_move", entEnum(contractentry.KindValidator)},
 		{"contract_entries.by", "contract_role", entEnum(contractentry.ByValidator)},
 		{"contract_amendments.status", "amendment_status", entEnum(contractamendment.StatusValidator)},
+		{"jobs.mode", "job_mode", entEnum(job.ModeValidator)},
+		{"job_applications.status", "application_status", entEnum(jobapplication.StatusValidator)},
+		{"job_applications.task_type", "job_task_type", entEnum(jobapplication.TaskTypeValidator)},
+		{"job_applications.pricing_model", "capability_pricing_model", entEnum(jobapplication.PricingModelValidator)},
 		{"contract_reviews.by", "contract_role", entEnum(contractreview.ByValidator)},
 		{"contract_reviews.visibility", "review_visibility", entEnum(contractreview.VisibilityValidator)},
 	}

@@ -7,6 +7,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/economy"
 	"github.com/switchboard-hq/switchboard/server/economy/rules"
@@ -55,7 +56,11 @@ func (x *Market) AwardJob(ctx context.Context, req *switchboardv1.AwardJobReques
 	if err != nil {
 		return nil, err
 	}
-	a, err := x.jobs.Award(ctx, p, req.GetId(), strings.TrimSpace(req.GetApplicationId()))
+	application := strings.TrimSpace(req.GetApplicationId())
+	if application == "" {
+		return nil, apperr.Invalid("applicationId is required: the application to award")
+	}
+	a, err := x.jobs.Award(ctx, p, req.GetId(), application)
 	if err != nil {
 		return nil, err
 	}
