@@ -3457,7 +3457,7 @@ type JobApplication struct {
 	PriceCents int32          `protobuf:"varint,5,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	EtaDays    int32          `protobuf:"varint,6,opt,name=eta_days,json=etaDays,proto3" json:"eta_days,omitempty"`
 	// Absent when the applicant had declared nothing for the task type.
-	Capability *JobApplicationCapability `protobuf:"bytes,7,opt,name=capability,proto3" json:"capability,omitempty"`
+	Capability *JobApplicationCapability `protobuf:"bytes,7,opt,name=capability,proto3,oneof" json:"capability,omitempty"`
 	Status     string                    `protobuf:"bytes,8,opt,name=status,proto3" json:"status,omitempty"`
 	// Why it was declined.
 	Reason *string `protobuf:"bytes,9,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
@@ -3917,7 +3917,7 @@ type ReceiveJobApplicationRequest struct {
 	// Above 0.
 	PriceCents    int32                     `protobuf:"varint,4,opt,name=price_cents,json=priceCents,proto3" json:"price_cents,omitempty"`
 	EtaDays       int32                     `protobuf:"varint,5,opt,name=eta_days,json=etaDays,proto3" json:"eta_days,omitempty"`
-	Capability    *JobApplicationCapability `protobuf:"bytes,6,opt,name=capability,proto3" json:"capability,omitempty"`
+	Capability    *JobApplicationCapability `protobuf:"bytes,6,opt,name=capability,proto3,oneof" json:"capability,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4485,7 +4485,7 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\rpricing_model\x18\x03 \x01(\tB#\xbaH\x04r\x02\x18d\xba\xf5\x18\x18capability_pricing_modelR\fpricingModel\x122\n" +
 	"\x05price\x18\x04 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00e\xcd\xcdA)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x05price\x88\x01\x01\x12#\n" +
 	"\bcurrency\x18\x05 \x01(\tB\a\xbaH\x04r\x02\x18\x03R\bcurrencyB\b\n" +
-	"\x06_price\"\xbd\x04\n" +
+	"\x06_price\"\xd1\x04\n" +
 	"\x0eJobApplication\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\x12;\n" +
@@ -4493,20 +4493,21 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x1f\n" +
 	"\vprice_cents\x18\x05 \x01(\x05R\n" +
 	"priceCents\x12\x19\n" +
-	"\beta_days\x18\x06 \x01(\x05R\aetaDays\x12H\n" +
+	"\beta_days\x18\x06 \x01(\x05R\aetaDays\x12M\n" +
 	"\n" +
-	"capability\x18\a \x01(\v2(.switchboard.v1.JobApplicationCapabilityR\n" +
-	"capability\x12.\n" +
+	"capability\x18\a \x01(\v2(.switchboard.v1.JobApplicationCapabilityH\x00R\n" +
+	"capability\x88\x01\x01\x12.\n" +
 	"\x06status\x18\b \x01(\tB\x16\xba\xf5\x18\x12application_statusR\x06status\x12\x1b\n" +
-	"\x06reason\x18\t \x01(\tH\x00R\x06reason\x88\x01\x01\x12$\n" +
+	"\x06reason\x18\t \x01(\tH\x01R\x06reason\x88\x01\x01\x12$\n" +
 	"\vcontract_id\x18\n" +
-	" \x01(\tH\x01R\n" +
+	" \x01(\tH\x02R\n" +
 	"contractId\x88\x01\x01\x12\x19\n" +
-	"\x05score\x18\v \x01(\x01H\x02R\x05score\x88\x01\x01\x129\n" +
+	"\x05score\x18\v \x01(\x01H\x03R\x05score\x88\x01\x01\x129\n" +
 	"\n" +
 	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\t\n" +
+	"updated_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\r\n" +
+	"\v_capabilityB\t\n" +
 	"\a_reasonB\x0e\n" +
 	"\f_contract_idB\b\n" +
 	"\x06_score\"\xa8\x01\n" +
@@ -4529,7 +4530,7 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\x1aListJobApplicationsRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"a\n" +
 	"\x1bListJobApplicationsResponse\x12B\n" +
-	"\fapplications\x18\x01 \x03(\v2\x1e.switchboard.v1.JobApplicationR\fapplications\"\xbc\x02\n" +
+	"\fapplications\x18\x01 \x03(\v2\x1e.switchboard.v1.JobApplicationR\fapplications\"\xd0\x02\n" +
 	"\x1cReceiveJobApplicationRequest\x122\n" +
 	"\x0eapplication_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\rapplicationId\x12\"\n" +
 	"\x06job_id\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x05jobId\x12\"\n" +
@@ -4537,10 +4538,11 @@ const file_switchboard_v1_economy_proto_rawDesc = "" +
 	"\vprice_cents\x18\x04 \x01(\x05B\x0e\xbaH\a\x1a\x05\x18\x80\xc2\xd7/\xe8\xf3\x18\x01R\n" +
 	"priceCents\x12%\n" +
 	"\beta_days\x18\x05 \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\xc2\x1c(\x00R\aetaDays\x12H\n" +
+	"\xbaH\a\x1a\x05\x18\xc2\x1c(\x00R\aetaDays\x12M\n" +
 	"\n" +
-	"capability\x18\x06 \x01(\v2(.switchboard.v1.JobApplicationCapabilityR\n" +
-	"capability\"v\n" +
+	"capability\x18\x06 \x01(\v2(.switchboard.v1.JobApplicationCapabilityH\x00R\n" +
+	"capability\x88\x01\x01B\r\n" +
+	"\v_capability\"v\n" +
 	"\x1dReceiveJobApplicationResponse\x12%\n" +
 	"\x0eapplication_id\x18\x01 \x01(\tR\rapplicationId\x12.\n" +
 	"\x06status\x18\x02 \x01(\tB\x16\xba\xf5\x18\x12application_statusR\x06status\"\x9f\x02\n" +
@@ -4814,6 +4816,7 @@ func file_switchboard_v1_economy_proto_init() {
 	file_switchboard_v1_economy_proto_msgTypes[51].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[53].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[54].OneofWrappers = []any{}
+	file_switchboard_v1_economy_proto_msgTypes[61].OneofWrappers = []any{}
 	file_switchboard_v1_economy_proto_msgTypes[63].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
