@@ -104,12 +104,24 @@ func moveFixtures() []fixture {
 		name string
 		wrap func(*switchboardv1.Contract) proto.Message
 	}{
-		{"AcceptContractResponse", func(c *switchboardv1.Contract) proto.Message { return &switchboardv1.AcceptContractResponse{Contract: c} }},
-		{"DeclineContractResponse", func(c *switchboardv1.Contract) proto.Message { return &switchboardv1.DeclineContractResponse{Contract: c} }},
-		{"WithdrawContractResponse", func(c *switchboardv1.Contract) proto.Message { return &switchboardv1.WithdrawContractResponse{Contract: c} }},
-		{"DeliverContractResponse", func(c *switchboardv1.Contract) proto.Message { return &switchboardv1.DeliverContractResponse{Contract: c} }},
-		{"CloseContractResponse", func(c *switchboardv1.Contract) proto.Message { return &switchboardv1.CloseContractResponse{Contract: c} }},
-		{"DisputeContractResponse", func(c *switchboardv1.Contract) proto.Message { return &switchboardv1.DisputeContractResponse{Contract: c} }},
+		{"AcceptContractResponse", func(c *switchboardv1.Contract) proto.Message {
+			return &switchboardv1.AcceptContractResponse{Contract: c}
+		}},
+		{"DeclineContractResponse", func(c *switchboardv1.Contract) proto.Message {
+			return &switchboardv1.DeclineContractResponse{Contract: c}
+		}},
+		{"WithdrawContractResponse", func(c *switchboardv1.Contract) proto.Message {
+			return &switchboardv1.WithdrawContractResponse{Contract: c}
+		}},
+		{"DeliverContractResponse", func(c *switchboardv1.Contract) proto.Message {
+			return &switchboardv1.DeliverContractResponse{Contract: c}
+		}},
+		{"CloseContractResponse", func(c *switchboardv1.Contract) proto.Message {
+			return &switchboardv1.CloseContractResponse{Contract: c}
+		}},
+		{"DisputeContractResponse", func(c *switchboardv1.Contract) proto.Message {
+			return &switchboardv1.DisputeContractResponse{Contract: c}
+		}},
 		{"PostContractUpdateResponse", func(c *switchboardv1.Contract) proto.Message {
 			return &switchboardv1.PostContractUpdateResponse{Contract: c}
 		}},
@@ -128,8 +140,12 @@ func moveFixtures() []fixture {
 		{"SuggestCloseContractResponse", func(c *switchboardv1.Contract) proto.Message {
 			return &switchboardv1.SuggestCloseContractResponse{Contract: c}
 		}},
-		{"ReviewContractResponse", func(c *switchboardv1.Contract) proto.Message { return &switchboardv1.ReviewContractResponse{Contract: c} }},
-		{"ResolveDisputeResponse", func(c *switchboardv1.Contract) proto.Message { return &switchboardv1.ResolveDisputeResponse{Contract: c} }},
+		{"ReviewContractResponse", func(c *switchboardv1.Contract) proto.Message {
+			return &switchboardv1.ReviewContractResponse{Contract: c}
+		}},
+		{"ResolveDisputeResponse", func(c *switchboardv1.Contract) proto.Message {
+			return &switchboardv1.ResolveDisputeResponse{Contract: c}
+		}},
 	} {
 		out = append(out, single(m.name, "full", m.wrap(fullContract())), single(m.name, "sparse", m.wrap(sparseContract())))
 	}
