@@ -13,13 +13,12 @@ import (
 	"github.com/jonboulle/clockwork"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/assistant"
-	"github.com/switchboard-hq/switchboard/server/economy"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
-	"github.com/switchboard-hq/switchboard/server/groups"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -133,10 +132,10 @@ type App struct {
 	// Economy is the task economy's timer (delivered contracts closing
 	// themselves, review windows ending): tests Wake it after moving the
 	// clock.
-	Economy *economy.Timer
+	Economy *alarm.Loop
 	// Renewals renews platform teams' plans (a hub only; nil elsewhere):
 	// tests Wake it after moving the clock.
-	Renewals *groups.RenewalTimer
+	Renewals *alarm.Loop
 	tracing  *tracing
 	mu       sync.Mutex
 	closers  []func()

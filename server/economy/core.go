@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -67,7 +68,7 @@ type Core struct {
 	Logger    *slog.Logger
 	// timer is the economy's timer once started (StartTimer), which a new
 	// auction wakes (Jobs.Posted).
-	timer atomic.Pointer[Timer]
+	timer atomic.Pointer[alarm.Loop]
 }
 
 func (s *Core) now() time.Time { return s.Now().UTC() }

@@ -104,54 +104,14 @@ func (s *Core) nextDue(ctx context.Context) (time.Time, error) {
 	return next, nil
 }
 
-// Timer runs Due on the injected clock until closed.
-type Timer struct {
-	core  *Core
-	alarm *alarm.Alarm
-	done  chan struct{}
-}
-
 // timerPoll is the longest the timer sleeps without looking.
 const timerPoll = time.Hour
 
-// StartTimer starts the economy's timer.
-func (s *Core) StartTimer(clock clockwork.Clock) *Timer {
-	t := &Timer{core: s, alarm: alarm.New(clock), done: make(chan struct{})}
+// StartTimer starts the economy's timer: Due on the injected clock.
+func (s *Core) StartTimer(clock clockwork.Clock) *alarm.Loop {
+	t := alarm.Start(clock, timerPoll, s.Due, func(ctx context.Context, err error) {
+		s.Logger.ErrorContext(ctx, "economy: timer pass", "error", err)
+	})
 	s.timer.Store(t)
-	go t.run()
 	return t
-}
-
-// Wake makes the timer look again now.
-func (t *Timer) Wake() { t.alarm.Wake() }
-
-// Close stops the timer and waits for a pass in progress.
-func (t *Timer) Close() {
-	if !t.alarm.Stop() {
-		return
-	}
-	<-t.done
-}
-
-func (t *Timer) run() {
-	defer close(t.done)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-t.alarm.Stopped()
-		cancel()
-	}()
-	for ctx.Err() == nil {
-		wait := timerPoll
-		next, err := t.core.Due(ctx)
-		if err != nil && ctx.Err() == nil {
-			t.core.Logger.ErrorContext(ctx, "economy: timer pass", "error", err)
-		}
-		if err == nil && !next.IsZero() {
-			wait = min(wait, next.Sub(t.core.now()))
-		}
-		if !t.alarm.Sleep(wait) {
-			return
-		}
-	}
 }

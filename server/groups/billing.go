@@ -220,55 +220,16 @@ func (s *Core) renew(ctx context.Context, sub *ent.TeamSubscription, now time.Ti
 	})
 }
 
-// RenewalTimer renews team plans when they are due, sleeping on the
-// injected clock; the due times are rows, so a timer started after a
-// restart renews what was due meanwhile.
-type RenewalTimer struct {
-	core  *Core
-	alarm *alarm.Alarm
-	done  chan struct{}
-}
-
-// renewalPoll is the longest the timer sleeps without looking.
+// renewalPoll is the longest the renewal timer sleeps without looking.
 const renewalPoll = time.Hour
 
-// StartRenewals starts the renewal timer (on the managed platform only).
-func (s *Core) StartRenewals(clock clockwork.Clock) *RenewalTimer {
-	t := &RenewalTimer{core: s, alarm: alarm.New(clock), done: make(chan struct{})}
-	go t.run()
-	return t
-}
-
-// Wake makes the timer look again now.
-func (t *RenewalTimer) Wake() { t.alarm.Wake() }
-
-// Close stops the timer and waits for a pass in progress.
-func (t *RenewalTimer) Close() {
-	if !t.alarm.Stop() {
-		return
-	}
-	<-t.done
-}
-
-func (t *RenewalTimer) run() {
-	defer close(t.done)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-t.alarm.Stopped()
-		cancel()
-	}()
-	for ctx.Err() == nil {
-		wait := renewalPoll
-		_, next, err := t.core.RenewDue(ctx)
-		if err != nil && ctx.Err() == nil {
-			t.core.Logger.ErrorContext(ctx, "groups: renewal pass", "error", err)
-		}
-		if err == nil && !next.IsZero() {
-			wait = min(wait, next.Sub(t.core.now()))
-		}
-		if !t.alarm.Sleep(wait) {
-			return
-		}
-	}
+// StartRenewals starts the renewal timer (on the managed platform only):
+// team plans renewed when they are due, on the injected clock.
+func (s *Core) StartRenewals(clock clockwork.Clock) *alarm.Loop {
+	return alarm.Start(clock, renewalPoll, func(ctx context.Context) (time.Time, error) {
+		_, next, err := s.RenewDue(ctx)
+		return next, err
+	}, func(ctx context.Context, err error) {
+		s.Logger.ErrorContext(ctx, "groups: renewal pass", "error", err)
+	})
 }
