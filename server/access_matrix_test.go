@@ -133,6 +133,17 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.EconomyService/ReviewContract":       {"id": "contract"},
 	"/switchboard.v1.EconomyService/SetReviewVisibility":  {"id": "contract_review"},
 	"/switchboard.v1.EconomyAdminService/ResolveDispute":  {"id": "contract"},
+	// A job's {id} is the job as its viewer's board shows it (issue 29,
+	// point 5). Its award is its owner's alone: another account's job is
+	// 404 even with a real pending application of it. Its applications are
+	// its owner's; anyone else reads only their own and 404 with none, so
+	// the job named here is one the other account never applied to
+	// (decisions "The task economy: jobs"). Applying names another job of
+	// the same account (shared below): an application there would be one
+	// the list answers.
+	"/switchboard.v1.JobMarketService/AwardJob":            {"id": "job", "application_id": "job_application"},
+	"/switchboard.v1.JobMarketService/ListJobApplications": {"id": "job"},
+	"/switchboard.v1.JobMarketService/ApplyToJob":          {"id": "open_job"},
 }
 
 // shared lists the RPCs whose path names a row that other accounts may use by
@@ -164,6 +175,7 @@ var shared = map[string]string{
 	"/switchboard.v1.ProfileService/GetProfile":                           "a profile is read by others as its visibility allows; one it hides is 404 (TestProfileVisibilityByCaller)",
 	"/switchboard.v1.ProfileService/GetTeamProfile":                       "a team's profile is read by others as its visibility allows; one it hides is 404 (TestProfileVisibilityByCaller)",
 	"/switchboard.v1.EconomyAdminService/ResolveDispute":                  "the instance admin decides any dispute of the instance; another account is 403 before any row is read",
+	"/switchboard.v1.JobMarketService/ApplyToJob":                         "users of one instance apply to each other's posted jobs by id, the point of the market; another account's received job is 404 (TestJobAwardedDirectly, TestJobRefusals)",
 }
 
 // bodies are minimal valid bodies, so a refusal comes from access, not input.
@@ -205,6 +217,7 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.EconomyService/ReviewContract":           {"overall": 5, "communication": 5, "quality": 5, "timeliness": 5},
 	"/switchboard.v1.EconomyService/SetReviewVisibility":      {"visibility": "hidden"},
 	"/switchboard.v1.EconomyAdminService/ResolveDispute":      {"outcome": "refund"},
+	"/switchboard.v1.JobMarketService/ApplyToJob":             {"message": "I can do it", "priceCents": 1000, "etaDays": 3},
 }
 
 var pathVariable = regexp.MustCompile(`\{([a-z_]+)\}`)
@@ -453,11 +466,6 @@ func makeRows(t *testing.T, s *servertest.Server, a, provider *servertest.Accoun
 		t.Fatalf("notification: %v", err)
 	}
 	rows["notification"] = note.ID
-	job, err := s.DB.Job.Create().SetUserID(a.ID).SetOrigin("posted").SetTitle("Bob's job").SetDescription("d").Save(ctx)
-	if err != nil {
-		t.Fatalf("job: %v", err)
-	}
-	rows["job"] = job.ID
 	offer, err := s.DB.ProviderCapability.Create().SetUserID(a.ID).SetTaskType("review").Save(ctx)
 	if err != nil {
 		t.Fatalf("provider capability: %v", err)
@@ -471,6 +479,7 @@ func makeRows(t *testing.T, s *servertest.Server, a, provider *servertest.Accoun
 	}
 	rows["relay"] = rel.ID
 	makeContract(t, c, provider, rows)
+	makeJobs(t, c, provider, rows)
 	for kind, id := range rows {
 		if id == "" {
 			t.Fatalf("no %s row made", kind)
@@ -516,6 +525,35 @@ func makeContract(t *testing.T, c *servertest.Caller, provider *servertest.Accou
 	if list, _ := detail["reviews"].([]any); len(list) == 1 {
 		rows["contract_review"], _ = list[0].(map[string]any)["id"].(string)
 	}
+}
+
+// makeJobs posts two direct jobs through the API as c's account, on its
+// board only (it has no active connection), and has provider apply to the
+// first: rows "job" and "job_application" (that pending application), and
+// "open_job", the one other accounts apply to.
+func makeJobs(t *testing.T, c *servertest.Caller, provider *servertest.Account, rows map[string]string) {
+	t.Helper()
+	post := func(title string) string {
+		t.Helper()
+		res := c.Do(http.MethodPost, "/api/federation/jobs-board", map[string]any{"title": title, "description": "Port it to Go",
+			"taskType": "technical", "requiredSkills": []string{"go"}})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("post job: %d %s", res.Status, res.Body)
+		}
+		job, _ := res.JSON(t)["job"].(map[string]any)
+		if job["mode"] != "direct" || job["status"] != "open" {
+			t.Fatalf("post job: %v, want an open direct job", job)
+		}
+		id, _ := job["id"].(string)
+		return id
+	}
+	rows["job"], rows["open_job"] = post("Bob's job"), post("Bob's other job")
+	res := provider.Session.Do(http.MethodPost, "/api/federation/jobs/"+rows["job"]+"/apply",
+		map[string]any{"message": "Mine", "priceCents": 1500, "etaDays": 2})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("apply: %d %s", res.Status, res.Body)
+	}
+	rows["job_application"], _ = res.JSON(t)["application"].(map[string]any)["id"].(string)
 }
 
 // The streaming procedures over the Connect protocols: anonymous is

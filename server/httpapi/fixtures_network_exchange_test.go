@@ -10,9 +10,10 @@ func init() { fixtureSets = append(fixtureSets, networkExchangeFixtures) }
 
 // networkExchangeFixtures cover what connections exchange besides relays: a
 // read project_invite notification with its metadata and an unread bare
-// one, patterns published and never published, a posted and a received
-// job, a capability with every field and a bare one, a match, and the peer
-// routes' answers.
+// one, patterns published and never published, a posted auction (awarded
+// at its end: fixtures_jobs_test.go) and a received direct job, the
+// auction as its peers read it while open, a capability with every field
+// and a bare one, a match, and the peer routes' answers.
 func networkExchangeFixtures() []fixture {
 	invite, _ := structpb.NewStruct(map[string]any{"projectId": "p1", "inviteId": "i1", "role": "reviewer"})
 	read := &switchboardv1.Notification{
@@ -33,13 +34,14 @@ func networkExchangeFixtures() []fixture {
 		Id: "ckx5f0a1b0000qzrmjob000001", Origin: "posted", Title: "Go review", Description: "Review a \"Go\" service",
 		TaskType: "technical", Urgency: "high", Compensation: ptr("500 EUR"), RequiredSkills: []string{"Go", "PostgreSQL"},
 		EstimatedHours: ptr(6.5), Status: "closed", ConnectionIds: []string{"ckx5f0a1b0000qzrmconn00001"},
-		CreatedAt: tsJoined, ClosedAt: tsHeartbeat,
+		CreatedAt: tsJoined, ClosedAt: tsHeartbeat, Mode: "auction", ClosesAt: tsAuctionCloses, MaxPriceCents: ptr(int32(50000)),
+		AwardedApplicationId: ptr(jobAuctionWon), ContractId: ptr(jobAuctionHire),
 	}
 	received := &switchboardv1.Job{
 		Id: "ckx5f0a1b0000qzrmjob000002", Origin: "received", Title: "Slides", Description: "A deck",
 		TaskType: "custom", Urgency: "medium", RequiredSkills: []string{}, Status: "open", ConnectionIds: []string{},
 		ConnectionId: ptr("ckx5f0a1b0000qzrmconn00001"), From: ptr("alice@a.example"), FromUserName: ptr("Alice"),
-		CreatedAt: tsJoined,
+		CreatedAt: tsJoined, Mode: "direct",
 	}
 	full := &switchboardv1.ProviderCapability{
 		Id: "ckx5f0a1b0000qzrmcapa00001", TaskType: "technical", Skills: []string{"Go"}, Description: "Backend <reviews>",
@@ -49,7 +51,8 @@ func networkExchangeFixtures() []fixture {
 	}
 	plain := &switchboardv1.ProviderCapability{Id: "ckx5f0a1b0000qzrmcapa00002", TaskType: "review", Skills: []string{}, CreatedAt: tsJoined}
 	shared := &switchboardv1.SharedJob{Id: "ckx5f0a1b0000qzrmjob000001", Title: "Go review", Description: "Review",
-		TaskType: "technical", Urgency: "high", RequiredSkills: []string{"Go"}, EstimatedHours: ptr(6.5), Status: "open", PostedAt: tsJoined}
+		TaskType: "technical", Urgency: "high", RequiredSkills: []string{"Go"}, EstimatedHours: ptr(6.5), Status: "open", PostedAt: tsJoined,
+		Mode: "auction", ClosesAt: tsAuctionCloses, MaxPriceCents: ptr(int32(50000))}
 	return []fixture{
 		single("SendNotificationResponse", "sent", &switchboardv1.SendNotificationResponse{NotificationId: "ckx5f0a1b0000qzrmnote00003", Delivery: "delivered"}),
 		single("SendNotificationResponse", "queued", &switchboardv1.SendNotificationResponse{Delivery: "queued"}),

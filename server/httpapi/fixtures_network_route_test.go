@@ -29,7 +29,8 @@ func routeFixtures() []fixture {
 		TrustLevel: "known", CreatedAt: tsJoined, UpdatedAt: tsJoined}
 	job := &switchboardv1.Job{Id: "ckx5f0a1b0000qzrmjob000002", Origin: "received", Title: "Translate a page", Description: "EN to DE",
 		TaskType: "translation", Urgency: "low", RequiredSkills: []string{}, Status: "open", ConnectionIds: []string{},
-		ConnectionId: ptr("ckx5f0a1b0000qzrmconn00001"), From: ptr("bob@b.example:8443"), CreatedAt: tsJoined}
+		ConnectionId: ptr("ckx5f0a1b0000qzrmconn00001"), From: ptr("bob@b.example:8443"), CreatedAt: tsJoined,
+		Mode: "direct"}
 	return []fixture{
 		single("RouteTaskResponse", "direct", &switchboardv1.RouteTaskResponse{Strategy: "direct",
 			Reason:     "bob@b.example:8443 scores 0.82 and leads the next by 0.41: send it to them directly",
