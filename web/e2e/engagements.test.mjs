@@ -179,6 +179,13 @@ test("Bob delivers a summary with a link; Ann closes and Bob is paid", async () 
   assert.match(money, /Captured/);
   const res = await as(bobCookie)("GET", `/api/economy/contracts/${made.id}`);
   assert.equal(res.json.contract.providerEarnedCents, 11110, res.text);
+  // Bob's earnings show the engagement beside the store's.
+  const back = bobPage.url();
+  await bobPage.goto("/#/store");
+  await bobPage.getByLabel("My listings").check();
+  const earned = bobPage.getByRole("list", { name: "Engagement earnings" });
+  await earned.getByText("$111.10").waitFor({ timeout: H.deadline });
+  await bobPage.goto(back);
 });
 
 test("both review; each sees the other's once both are in; Bob hides his text", async () => {

@@ -7,6 +7,7 @@
 // the operator's own listings with their earnings and the store's fees;
 // capability packs follow the listings (packs.ts).
 import { api, errorText, isUnauthenticated } from "../api";
+import { centsText } from "../money";
 import { h, replace, uid, type Child } from "../dom";
 import type { GetStoreAgentResponse, StoreAgent } from "../gen/switchboard/v1/store_pb";
 import type { ExecuteStoreAgentResponse } from "../gen/switchboard/v1/store_execution_pb";
@@ -245,7 +246,13 @@ function detail(res: GetStoreAgentResponse, changed: () => void): HTMLElement {
 
 // mine shows the operator's fees and earnings above their own listings.
 async function earnings(): Promise<HTMLElement> {
-  const [fees, earned] = await Promise.all([api.store.getStoreFeeInfo({}), api.store.getStoreEarnings({})]);
+  const [fees, earned, ledger] = await Promise.all([
+    api.store.getStoreFeeInfo({}),
+    api.store.getStoreEarnings({}),
+    // Engagement income sits beside the store's (issue 29): the ledger's totals.
+    api.economy.listEconomyLedger({ limit: 1 }),
+  ]);
+  const engaged = ledger.totals.filter((t) => t.engagementCents !== 0);
   return h(
     "section",
     { class: "panel earnings", "aria-labelledby": "earnings-title" },
@@ -271,6 +278,12 @@ async function earnings(): Promise<HTMLElement> {
             ),
           ),
         ),
+    engaged.length > 0 &&
+      h(
+        "ul",
+        { class: "earnings-engagements", "aria-label": "Engagement earnings" },
+        engaged.map((t) => h("li", null, h("strong", null, centsText(t.engagementCents, t.currency)), " earned from engagements")),
+      ),
     earned.agents.length > 0 &&
       h(
         "table",
