@@ -347,6 +347,48 @@ test("a job A posts from its view reaches B, and B's declared capability matches
   assert.deepEqual(left.json.capabilities ?? [], [], left.text);
 });
 
+// Issue 29 point 5 in the dashboard: B applies to A's job from its Network
+// view; A sees the application on its posted job and awards it, which offers
+// B a contract at the application's price.
+test("B applies to a job A posted, and A awards it from its view", async () => {
+  await aPage.goto("/#/network");
+  const post = aPage.getByRole("form", { name: "Post a job" });
+  await post.getByLabel("Job title").fill("Draft the launch slides");
+  await post.getByLabel("What is to be done").fill("Ten slides for the launch.");
+  await post.getByLabel("Kind of work").selectOption("creative");
+  await post.getByRole("button", { name: "Post the job" }).click();
+  await H.until(async () => /shared with 1 of 1 connection/.test(await post.getByRole("status").textContent()), "A's second job reached B");
+
+  // B's page has shown the Network view since the last test: load it again.
+  await bPage.goto("/#/network");
+  await bPage.reload();
+  const apply = bPage.getByRole("form", { name: "Apply: Draft the launch slides" });
+  await apply.getByLabel("Your price").fill("250");
+  await apply.getByLabel("Days to deliver").fill("3");
+  await apply.getByLabel("Message").fill("I design decks weekly.");
+  await apply.getByRole("button", { name: "Apply" }).click();
+  await H.until(async () => {
+    const res = await on(a, aOwner)("GET", "/api/federation/jobs-board?origin=posted&status=open");
+    const job = (res.json?.jobs ?? []).find((j) => j.title === "Draft the launch slides");
+    if (!job) return false;
+    const apps = await on(a, aOwner)("GET", `/api/federation/jobs/${job.id}/applications`);
+    return (apps.json?.applications ?? []).length === 1;
+  }, "B's application reached A");
+
+  await aPage.reload();
+  const applications = aPage.getByRole("list", { name: "Applications: Draft the launch slides" });
+  await applications.getByText("I design decks weekly.").waitFor({ timeout: H.deadline });
+  assert.match(await applications.locator("li").first().textContent(), /\$250\.00 · 3 days/);
+  await applications.getByRole("button", { name: /^Award: / }).click();
+  await aPage.waitForURL(/#\/engagements\//, { timeout: H.deadline });
+  const contracts = await on(a, aOwner)("GET", "/api/economy/contracts?role=client");
+  const hired = (contracts.json?.contracts ?? []).find((c) => c.title === "Draft the launch slides");
+  assert.ok(hired, contracts.text);
+  assert.equal(hired.priceCents, 25000);
+  assert.equal(hired.status, "offered");
+  await aPage.goto("/#/network");
+});
+
 test("A removes the connection, and B hears of it", async () => {
   // A's page still shows the request as it sent it: load it again.
   await aPage.reload();

@@ -11,7 +11,7 @@ import { EventService, SharedChatService } from "./gen/switchboard/v1/chat_pb";
 import { ContactService } from "./gen/switchboard/v1/contacts_pb";
 import { DeveloperService } from "./gen/switchboard/v1/developer_pb";
 import { DocumentService } from "./gen/switchboard/v1/documents_pb";
-import { EconomyAdminService, EconomyService } from "./gen/switchboard/v1/economy_pb";
+import { EconomyAdminService, EconomyService, JobMarketService } from "./gen/switchboard/v1/economy_pb";
 import { ErrorInfoSchema } from "./gen/switchboard/v1/errors_pb";
 import { FederationAdminService, FederationService } from "./gen/switchboard/v1/federation_pb";
 import { FederationAuditService } from "./gen/switchboard/v1/federation_audit_pb";
@@ -51,6 +51,7 @@ export const api = {
   developer: createClient(DeveloperService, transport),
   documents: createClient(DocumentService, transport),
   economy: createClient(EconomyService, transport),
+  jobMarket: createClient(JobMarketService, transport),
   economyAdmin: createClient(EconomyAdminService, transport),
   federation: createClient(FederationService, transport),
   federationAdmin: createClient(FederationAdminService, transport),

@@ -4,7 +4,9 @@
 // (declare, remove), and the received jobs ranked against them (match).
 import { api } from "../api";
 import { h, replace, uid } from "../dom";
+import type { JobApplication } from "../gen/switchboard/v1/economy_pb";
 import type { Job, ProviderCapability } from "../gen/switchboard/v1/network_exchange_pb";
+import { centsOf, centsText } from "../money";
 import { Region, act, chip, confirmStep, emptyState, timeOf, toast } from "../ui";
 import { termLabel, terms } from "../vocabulary";
 
@@ -65,6 +67,107 @@ function jobRow(j: Job, changed: () => void): HTMLElement {
     h("p", { class: "job-description" }, j.description),
     j.requiredSkills.length > 0 && h("p", { class: "muted" }, "Skills: ", j.requiredSkills.join(", ")),
     close && h("div", { class: "widget-buttons" }, close),
+    j.origin === "received" && j.status === "open" && applyForm(j, changed),
+    j.origin === "posted" && applicationsOf(j, changed),
+    problem,
+  );
+}
+
+// applyForm is an application to a received job (the job market, issue 29):
+// its price and days, which the owner may award as a contract.
+function applyForm(j: Job, changed: () => void): HTMLElement {
+  const ids = { price: uid("apply-price"), days: uid("apply-days"), message: uid("apply-message") };
+  const price = h("input", { id: ids.price, name: "price", inputmode: "decimal", required: true });
+  const days = h("input", { id: ids.days, name: "days", type: "number", min: "0", max: "3650" });
+  const message = h("textarea", { id: ids.message, name: "message", rows: 2 });
+  const problem = h("div", { class: "widget-problem" });
+  const submit = h("button", { type: "submit" }, "Apply");
+  const form = h(
+    "form",
+    { class: "apply-form", "aria-label": `Apply: ${j.title}` },
+    h("label", { for: ids.price }, "Your price"),
+    price,
+    h("label", { for: ids.days }, "Days to deliver"),
+    days,
+    h("label", { for: ids.message }, "Message"),
+    message,
+    h("div", { class: "widget-buttons" }, submit),
+    problem,
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    void act(
+      submit,
+      problem,
+      () =>
+        api.jobMarket.applyToJob({
+          id: j.id,
+          priceCents: centsOf(price.value),
+          etaDays: Number(days.value) || 0,
+          message: message.value.trim(),
+        }),
+      () => {
+        toast(`Applied to "${j.title}".`);
+        changed();
+      },
+    );
+  });
+  return form;
+}
+
+// applicationsOf lists a posted job's applications, cheapest first, each
+// with Award while the job is open and direct (an auction awards itself).
+function applicationsOf(j: Job, changed: () => void): HTMLElement {
+  const slot = h("div", { class: "job-applications" });
+  void api.jobMarket.listJobApplications({ id: j.id }).then(
+    ({ applications }) => {
+      if (applications.length === 0) return;
+      replace(
+        slot,
+        h(
+          "ul",
+          { class: "network-list", "aria-label": `Applications: ${j.title}` },
+          applications.map((a) => applicationRow(j, a, changed)),
+        ),
+      );
+    },
+    () => undefined,
+  );
+  return slot;
+}
+
+function applicationRow(j: Job, a: JobApplication, changed: () => void): HTMLElement {
+  const problem = h("div", { class: "widget-problem" });
+  const who = a.applicant?.name || "An applicant";
+  const award =
+    j.status === "open" && j.mode !== "auction" && a.status === "pending"
+      ? h("button", { type: "button", "aria-label": `Award: ${who}` }, "Award")
+      : null;
+  award?.addEventListener("click", () => {
+    let contractID = "";
+    void act(
+      award,
+      problem,
+      async () => {
+        contractID = (await api.jobMarket.awardJob({ id: j.id, applicationId: a.id })).contract?.id ?? "";
+      },
+      () => {
+        toast(`Awarded "${j.title}" to ${who}: contract offered.`);
+        changed();
+        if (contractID) window.location.hash = `#/engagements/${encodeURIComponent(contractID)}`;
+      },
+    );
+  });
+  return h(
+    "li",
+    { class: "job-application", "data-application-id": a.id, "data-status": a.status },
+    h("strong", null, who),
+    ` · ${centsText(a.priceCents, "USD")}`,
+    a.etaDays > 0 ? ` · ${a.etaDays} day${a.etaDays === 1 ? "" : "s"}` : "",
+    " ",
+    chip("application", "application_status", a.status),
+    a.message && h("p", { class: "muted" }, a.message),
+    award && h("div", { class: "widget-buttons" }, award),
     problem,
   );
 }
