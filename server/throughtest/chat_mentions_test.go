@@ -318,12 +318,18 @@ func TestMentionsCommands(t *testing.T) {
 	for _, c := range f.s.App.Assistant.Commands() {
 		available = append(available, c.Name)
 	}
-	if len(available) == 0 || len(available) >= len(specActionTags) {
-		t.Fatalf("available tags: %q", available)
+	// Every documented tag is built now (issue 29 built the economy's); the
+	// network's own tags come after them.
+	for _, name := range specActionTags {
+		if !slices.Contains(available, name) {
+			t.Fatalf("the documented tag %s is not available: %q", name, available)
+		}
 	}
 
 	got := both(t, f, f.annKey, "commands", "")
-	wantNames(t, got, slices.Sorted(slices.Values(available))...)
+	// Sorted by name and cut at the answer's cap, as every mention list is.
+	sorted := slices.Sorted(slices.Values(available))
+	wantNames(t, got, sorted[:min(len(sorted), chat.MentionLimit)]...)
 	for _, m := range got {
 		if m.Type != "command" || m.ID != m.Name || m.Subtitle == nil || *m.Subtitle == "" || m.Avatar != nil || m.MemberCount != nil {
 			t.Fatalf("command mention = %v", m)
@@ -333,10 +339,9 @@ func TestMentionsCommands(t *testing.T) {
 	wantNames(t, both(t, f, f.annKey, "commands", "Queue"),
 		"queue_capability_action", "confirm_queue_item", "dispatch_queue", "edit_queue_item", "remove_queue_item")
 	wantNames(t, both(t, f, f.annKey, "commands", "kanban card"), "create_card")
-	// A documented tag whose system does not exist yet is not offered.
-	if got := both(t, f, f.annKey, "commands", "hire_provider"); len(got) != 0 {
-		t.Fatalf("hire_provider offered: %v", got)
-	}
+	// The economy's tags are offered now that their service exists (a tag
+	// without its service is not: TestEconomyTagsNeedTheirService).
+	wantNames(t, both(t, f, f.annKey, "commands", "hire_provider"), "hire_provider")
 	// Every tag is reachable by its name, first.
 	api := f.s.WithKey(f.annKey)
 	for _, tag := range available {
