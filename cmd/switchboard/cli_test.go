@@ -77,6 +77,32 @@ func (l logLine) str(k string) string { s, _ := l[k].(string); return s }
 // URL with the log lines up to and including the one naming the dashboard.
 func startLogged(t *testing.T, cmd *exec.Cmd) (string, []logLine) {
 	t.Helper()
+	base, lines, err := tryStartLogged(t, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, lines
+}
+
+// errExitedEarly: the process ended its log before naming the dashboard.
+type errExitedEarly struct {
+	lines []string // every line it wrote, JSON or not
+	state string
+}
+
+func (e *errExitedEarly) Error() string {
+	return fmt.Sprintf("the binary stopped before naming the dashboard (%s); it wrote:\n%s", e.state, strings.Join(e.lines, "\n"))
+}
+
+// portTaken: the port chosen for it was bound by someone else in between.
+func (e *errExitedEarly) portTaken() bool {
+	return slices.ContainsFunc(e.lines, func(l string) bool { return strings.Contains(l, "address already in use") })
+}
+
+// tryStartLogged is startLogged answering, instead of failing the test, an
+// *errExitedEarly when the process's log ends before the dashboard line.
+func tryStartLogged(t *testing.T, cmd *exec.Cmd) (string, []logLine, error) {
+	t.Helper()
 	keepKeyOutOfTree(t, cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -87,10 +113,14 @@ func startLogged(t *testing.T, cmd *exec.Cmd) (string, []logLine) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	done := make(chan []logLine, 1)
+	ended := make(chan []string, 1)
 	go func() {
 		var lines []logLine
+		var raw []string
+		named := false
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			raw = append(raw, sc.Text())
 			var l logLine
 			if json.Unmarshal(sc.Bytes(), &l) != nil {
 				continue
@@ -98,8 +128,13 @@ func startLogged(t *testing.T, cmd *exec.Cmd) (string, []logLine) {
 			lines = append(lines, l)
 			if m := l.str("msg"); m == msgDashboard || m == msgDashboardFirst {
 				done <- lines
+				named = true
 				break
 			}
+		}
+		if !named {
+			ended <- raw
+			return
 		}
 		// The rest, so that the process never blocks on a full pipe; shown
 		// with SWITCHBOARD_E2E_LOGS=1 when a test needs its story.
@@ -114,14 +149,20 @@ func startLogged(t *testing.T, cmd *exec.Cmd) (string, []logLine) {
 	case lines := <-done:
 		for _, l := range lines {
 			if l.str("msg") == "switchboard listening" {
-				return "http://" + l.str("addr"), lines
+				return "http://" + l.str("addr"), lines, nil
 			}
 		}
 		t.Fatalf("no listening line before the dashboard line: %v", lines)
+	case raw := <-ended:
+		state := "exit 0"
+		if err := cmd.Wait(); err != nil {
+			state = err.Error()
+		}
+		return "", nil, &errExitedEarly{lines: raw, state: state}
 	case <-time.After(60 * time.Second):
 		t.Fatal("the binary did not log the dashboard line within 60s")
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 // Issue 12 item 3: start-up says in one line where the dashboard is and, on a

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	mathrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -40,15 +42,23 @@ type instance struct {
 	key        *client // API key, every scope
 }
 
-// freePort is a loopback port nobody listens on now.
+// freePort is a loopback port nobody listens on now, below Linux's
+// ephemeral range (32768–60999) so that no outgoing connection of another
+// test takes it as its local port before the process binds it (the process
+// needs the port before it starts: its --public-url names it).
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		port := 20000 + mathrand.IntN(12000)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		_ = l.Close()
+		return port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free loopback port in 20000–31999")
+	return 0
 }
 
 // federationArgs are the short timings of the federation test: every one is
@@ -59,12 +69,28 @@ var federationArgs = []string{"--allow-private-endpoints", "--heartbeat-interval
 
 func startInstance(t *testing.T, bin, name string, extra ...string) *instance {
 	t.Helper()
-	port := freePort(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	in := &instance{name: name, dir: t.TempDir(), dsn: dbtest.DSN(t)}
-	in.args = slices.Concat([]string{"serve", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--public-url", base,
-		"--db", in.dsn, "--db-max-conns", "4"}, federationArgs, extra)
-	in.start(t, bin)
+	// The port is free when chosen but another socket may take it before the
+	// process binds it: then the process is started again on another one.
+	for attempt := 1; ; attempt++ {
+		port := freePort(t)
+		in.base = fmt.Sprintf("http://127.0.0.1:%d", port)
+		in.args = slices.Concat([]string{"serve", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--public-url", in.base,
+			"--db", in.dsn, "--db-max-conns", "4"}, federationArgs, extra)
+		cmd := exec.Command(bin, in.args...)
+		cmd.Dir = in.dir
+		base, _, err := tryStartLogged(t, cmd)
+		var early *errExitedEarly
+		if errors.As(err, &early) && early.portTaken() && attempt < 3 {
+			t.Logf("%s: port %d was taken before the process bound it; another port", name, port)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		in.base, in.cmd = base, cmd
+		break
+	}
 	in.owner = newClient(t, in.base)
 	if code, body := in.owner.do(http.MethodPost, "/api/setup", `{"username":"owner","email":"owner@`+name+`.example","password":"`+servertest.Password+`","name":"Owner `+name+`","acceptedTerms":true}`); code != http.StatusCreated {
 		t.Fatalf("%s setup: %d %v", name, code, body)
@@ -81,7 +107,7 @@ func startInstance(t *testing.T, bin, name string, extra ...string) *instance {
 	return in
 }
 
-// start runs (or runs again, same database, port and key) the process.
+// start runs again, same database, port and key, a stopped process.
 func (in *instance) start(t *testing.T, bin string) {
 	t.Helper()
 	cmd := exec.Command(bin, in.args...)

@@ -61,12 +61,12 @@ func (h *Handoff) GetPlaybook(ctx context.Context, _ *switchboardv1.GetPlaybookR
 		return nil, err
 	}
 	packs, err := h.DB.CapabilityInstall.Query().Where(capabilityinstall.UserID(p.UserID)).
-		WithCapability().Order(ent.Asc(capabilityinstall.FieldCreatedAt)).All(ctx)
+		WithCapability().Order(ent.Asc(capabilityinstall.FieldCreatedAt), ent.Asc(capabilityinstall.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	agents, err := h.DB.StoreInstall.Query().Where(storeinstall.UserID(p.UserID)).
-		WithStoreAgent().Order(ent.Asc(storeinstall.FieldCreatedAt)).All(ctx)
+		WithStoreAgent().Order(ent.Asc(storeinstall.FieldCreatedAt), ent.Asc(storeinstall.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -148,7 +148,7 @@ func (s *Core) Detail(ctx context.Context, cl *ent.Client, c *ent.Contract, side
 	if err != nil {
 		return nil, err
 	}
-	reviews, err := c.QueryReviews().Order(ent.Asc(contractreview.FieldCreatedAt)).All(ctx)
+	reviews, err := c.QueryReviews().Order(ent.Asc(contractreview.FieldCreatedAt), ent.Asc(contractreview.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func (p *relayPair) waitState(t *testing.T, id, state string) map[string]any {
 
 func items(t *testing.T, in *instance) []*ent.QueueItem {
 	t.Helper()
-	rows, err := in.DB.QueueItem.Query().Where(queueitem.UserID(in.user.ID)).Order(ent.Asc(queueitem.FieldCreatedAt)).All(context.Background())
+	rows, err := in.DB.QueueItem.Query().Where(queueitem.UserID(in.user.ID)).Order(ent.Asc(queueitem.FieldCreatedAt), ent.Asc(queueitem.FieldID)).All(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func items(t *testing.T, in *instance) []*ent.QueueItem {
 func comms(t *testing.T, in *instance, typ string) []*ent.ChatMessage {
 	t.Helper()
 	rows, err := in.DB.ChatMessage.Query().Where(chatmessage.UserID(in.user.ID), chatmessage.MetadataType(typ)).
-		Order(ent.Asc(chatmessage.FieldCreatedAt)).All(context.Background())
+		Order(ent.Asc(chatmessage.FieldCreatedAt), ent.Asc(chatmessage.FieldID)).All(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestRelayTaskLifecycle(t *testing.T) {
 	})
 
 	// B's own copies follow the queue.
-	rows, err := p.b.DB.Relay.Query().Where(relay.DirectionEQ(relay.DirectionInbound)).Order(ent.Asc(relay.FieldCreatedAt)).All(context.Background())
+	rows, err := p.b.DB.Relay.Query().Where(relay.DirectionEQ(relay.DirectionInbound)).Order(ent.Asc(relay.FieldCreatedAt), ent.Asc(relay.FieldID)).All(context.Background())
 	if err != nil || len(rows) != 2 || rows[0].State != relay.StateCompleted || rows[1].State != relay.StateDeclined {
 		t.Fatalf("B's relays: %v %v", rows, err)
 	}
@@ -356,7 +356,7 @@ func TestRelayApprovalWidget(t *testing.T) {
 		servertest.WantStatus(t, res, http.StatusOK)
 		ids[i] = object(t, res, "relay")["id"].(string)
 	}
-	rows, err := p.b.DB.Relay.Query().Order(ent.Asc(relay.FieldCreatedAt)).All(context.Background())
+	rows, err := p.b.DB.Relay.Query().Order(ent.Asc(relay.FieldCreatedAt), ent.Asc(relay.FieldID)).All(context.Background())
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("B's relays: %v %v", rows, err)
 	}

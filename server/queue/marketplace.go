@@ -103,7 +103,7 @@ func Track(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error) {
 // streams once tx commits.
 func Deliver(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error) {
 	it, err := tx.QueueItem.Query().Where(queueitem.UserID(d.UserID), queueitem.ExecutionID(d.ExecutionID)).
-		Order(ent.Desc(queueitem.FieldCreatedAt)).First(ctx)
+		Order(ent.Desc(queueitem.FieldCreatedAt), ent.Desc(queueitem.FieldID)).First(ctx)
 	if ent.IsNotFound(err) {
 		if it, err = Track(ctx, tx, d); err != nil {
 			return nil, err

@@ -117,7 +117,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 // "Queue": autoDispatched).
 func (s *Service) releaseDependants(ctx context.Context, tx *db.Tx, p *auth.Principal, set *accountSettings, done *ent.QueueItem) (bool, error) {
 	deps, err := tx.QueueItem.Query().Where(queueitem.UserID(p.UserID), queueitem.DependsOn(done.ID),
-		queueitem.StatusEQ(queueitem.StatusReady)).Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
+		queueitem.StatusEQ(queueitem.StatusReady)).Order(ent.Asc(queueitem.FieldCreatedAt), ent.Asc(queueitem.FieldID)).All(ctx)
 	if err != nil {
 		return false, err
 	}

@@ -95,7 +95,7 @@ func (b *board) count(t *testing.T) rows {
 func (b *board) actions(t *testing.T, cardID string) []string {
 	t.Helper()
 	es := b.s.DB.ActivityEntry.Query().Where(activityentry.CardID(cardID), activityentry.IsCrossUser(false)).
-		Order(ent.Asc(activityentry.FieldCreatedAt)).AllX(context.Background())
+		Order(ent.Asc(activityentry.FieldCreatedAt), ent.Asc(activityentry.FieldID)).AllX(context.Background())
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.Action

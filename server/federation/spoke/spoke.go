@@ -162,7 +162,7 @@ func hubError(hubURL string, err error) error {
 
 // membership is this instance's membership row, nil when there is none.
 func (s *Core) membership(ctx context.Context, c *ent.Client) (*ent.FederationMembership, error) {
-	m, err := c.FederationMembership.Query().Order(ent.Desc(federationmembership.FieldCreatedAt)).First(ctx)
+	m, err := c.FederationMembership.Query().Order(ent.Desc(federationmembership.FieldCreatedAt), ent.Desc(federationmembership.FieldID)).First(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil
 	}

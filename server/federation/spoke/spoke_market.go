@@ -259,7 +259,7 @@ func (s *Admin) ReviewGlobal(ctx context.Context, userID string, req *switchboar
 // when there is none.
 func (s *Admin) globalItem(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
 	items, err := c.QueueItem.Query().Where(queueitem.UserID(userID), queueitem.ExecutionID(id)).
-		Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
+		Order(ent.Asc(queueitem.FieldCreatedAt), ent.Asc(queueitem.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -128,7 +128,7 @@ func (s *Service) recipient(ctx context.Context, c *ent.NetworkConnection) (*ent
 	if !ent.IsNotFound(err) {
 		return nil, false, err
 	}
-	owner, err := s.core.DB.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Order(ent.Asc(user.FieldCreatedAt)).First(ctx)
+	owner, err := s.core.DB.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Order(ent.Asc(user.FieldCreatedAt), ent.Asc(user.FieldID)).First(ctx)
 	if err != nil {
 		return nil, false, err
 	}

@@ -25,7 +25,7 @@ func (s *Service) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent
 	}
 	c, err := tx.NetworkConnection.Query().Where(networkconnection.UserID(after.UserID),
 		networkconnection.PeerInstanceURL(*after.ExternalInstanceURL), networkconnection.StatusEQ(networkconnection.StatusActive)).
-		Order(ent.Asc(networkconnection.FieldCreatedAt)).First(ctx)
+		Order(ent.Asc(networkconnection.FieldCreatedAt), ent.Asc(networkconnection.FieldID)).First(ctx)
 	if ent.IsNotFound(err) {
 		return nil
 	}

@@ -126,7 +126,7 @@ func (s *Service) deliverDigests(ctx context.Context, userID string) error {
 	now := s.core.NowUTC()
 	return s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		due, err := tx.Relay.Query().Where(relay.UserID(userID), relay.DigestPending(true), relay.DigestDueLTE(now)).
-			Order(ent.Asc(relay.FieldCreatedAt)).All(ctx)
+			Order(ent.Asc(relay.FieldCreatedAt), ent.Asc(relay.FieldID)).All(ctx)
 		if err != nil || len(due) == 0 {
 			return err
 		}
