@@ -50,6 +50,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/periodicrun"
 	"github.com/switchboard-hq/switchboard/ent/project"
 	"github.com/switchboard-hq/switchboard/ent/projectinvite"
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
@@ -152,6 +153,8 @@ type Client struct {
 	PaymentHold *PaymentHoldClient
 	// PeerPattern is the client for interacting with the PeerPattern builders.
 	PeerPattern *PeerPatternClient
+	// PeriodicRun is the client for interacting with the PeriodicRun builders.
+	PeriodicRun *PeriodicRunClient
 	// Project is the client for interacting with the Project builders.
 	Project *ProjectClient
 	// ProjectInvite is the client for interacting with the ProjectInvite builders.
@@ -244,6 +247,7 @@ func (c *Client) init() {
 	c.Notification = NewNotificationClient(c.config)
 	c.PaymentHold = NewPaymentHoldClient(c.config)
 	c.PeerPattern = NewPeerPatternClient(c.config)
+	c.PeriodicRun = NewPeriodicRunClient(c.config)
 	c.Project = NewProjectClient(c.config)
 	c.ProjectInvite = NewProjectInviteClient(c.config)
 	c.ProjectMember = NewProjectMemberClient(c.config)
@@ -394,6 +398,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Notification:         NewNotificationClient(cfg),
 		PaymentHold:          NewPaymentHoldClient(cfg),
 		PeerPattern:          NewPeerPatternClient(cfg),
+		PeriodicRun:          NewPeriodicRunClient(cfg),
 		Project:              NewProjectClient(cfg),
 		ProjectInvite:        NewProjectInviteClient(cfg),
 		ProjectMember:        NewProjectMemberClient(cfg),
@@ -471,6 +476,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Notification:         NewNotificationClient(cfg),
 		PaymentHold:          NewPaymentHoldClient(cfg),
 		PeerPattern:          NewPeerPatternClient(cfg),
+		PeriodicRun:          NewPeriodicRunClient(cfg),
 		Project:              NewProjectClient(cfg),
 		ProjectInvite:        NewProjectInviteClient(cfg),
 		ProjectMember:        NewProjectMemberClient(cfg),
@@ -530,9 +536,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
 		c.FederationMembership, c.IdempotencyRecord, c.Job, c.JobApplication,
 		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
-		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.Project,
-		c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
-		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
+		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
+		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
 		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
 		c.WebhookDelivery, c.WorkPattern,
@@ -552,9 +558,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
 		c.FederationMembership, c.IdempotencyRecord, c.Job, c.JobApplication,
 		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
-		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.Project,
-		c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
-		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
+		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
+		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
 		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
 		c.WebhookDelivery, c.WorkPattern,
@@ -636,6 +642,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.PaymentHold.mutate(ctx, m)
 	case *PeerPatternMutation:
 		return c.PeerPattern.mutate(ctx, m)
+	case *PeriodicRunMutation:
+		return c.PeriodicRun.mutate(ctx, m)
 	case *ProjectMutation:
 		return c.Project.mutate(ctx, m)
 	case *ProjectInviteMutation:
@@ -6046,6 +6054,139 @@ func (c *PeerPatternClient) mutate(ctx context.Context, m *PeerPatternMutation) 
 	}
 }
 
+// PeriodicRunClient is a client for the PeriodicRun schema.
+type PeriodicRunClient struct {
+	config
+}
+
+// NewPeriodicRunClient returns a client for the PeriodicRun from the given config.
+func NewPeriodicRunClient(c config) *PeriodicRunClient {
+	return &PeriodicRunClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `periodicrun.Hooks(f(g(h())))`.
+func (c *PeriodicRunClient) Use(hooks ...Hook) {
+	c.hooks.PeriodicRun = append(c.hooks.PeriodicRun, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `periodicrun.Intercept(f(g(h())))`.
+func (c *PeriodicRunClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PeriodicRun = append(c.inters.PeriodicRun, interceptors...)
+}
+
+// Create returns a builder for creating a PeriodicRun entity.
+func (c *PeriodicRunClient) Create() *PeriodicRunCreate {
+	mutation := newPeriodicRunMutation(c.config, OpCreate)
+	return &PeriodicRunCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PeriodicRun entities.
+func (c *PeriodicRunClient) CreateBulk(builders ...*PeriodicRunCreate) *PeriodicRunCreateBulk {
+	return &PeriodicRunCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PeriodicRunClient) MapCreateBulk(slice any, setFunc func(*PeriodicRunCreate, int)) *PeriodicRunCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PeriodicRunCreateBulk{err: fmt.Errorf("calling to PeriodicRunClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PeriodicRunCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PeriodicRunCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PeriodicRun.
+func (c *PeriodicRunClient) Update() *PeriodicRunUpdate {
+	mutation := newPeriodicRunMutation(c.config, OpUpdate)
+	return &PeriodicRunUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PeriodicRunClient) UpdateOne(_m *PeriodicRun) *PeriodicRunUpdateOne {
+	mutation := newPeriodicRunMutation(c.config, OpUpdateOne, withPeriodicRun(_m))
+	return &PeriodicRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PeriodicRunClient) UpdateOneID(id string) *PeriodicRunUpdateOne {
+	mutation := newPeriodicRunMutation(c.config, OpUpdateOne, withPeriodicRunID(id))
+	return &PeriodicRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PeriodicRun.
+func (c *PeriodicRunClient) Delete() *PeriodicRunDelete {
+	mutation := newPeriodicRunMutation(c.config, OpDelete)
+	return &PeriodicRunDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PeriodicRunClient) DeleteOne(_m *PeriodicRun) *PeriodicRunDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PeriodicRunClient) DeleteOneID(id string) *PeriodicRunDeleteOne {
+	builder := c.Delete().Where(periodicrun.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PeriodicRunDeleteOne{builder}
+}
+
+// Query returns a query builder for PeriodicRun.
+func (c *PeriodicRunClient) Query() *PeriodicRunQuery {
+	return &PeriodicRunQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePeriodicRun},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PeriodicRun entity by its id.
+func (c *PeriodicRunClient) Get(ctx context.Context, id string) (*PeriodicRun, error) {
+	return c.Query().Where(periodicrun.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PeriodicRunClient) GetX(ctx context.Context, id string) *PeriodicRun {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PeriodicRunClient) Hooks() []Hook {
+	return c.hooks.PeriodicRun
+}
+
+// Interceptors returns the client interceptors.
+func (c *PeriodicRunClient) Interceptors() []Interceptor {
+	return c.inters.PeriodicRun
+}
+
+func (c *PeriodicRunClient) mutate(ctx context.Context, m *PeriodicRunMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PeriodicRunCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PeriodicRunUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PeriodicRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PeriodicRunDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PeriodicRun mutation op: %q", m.Op())
+	}
+}
+
 // ProjectClient is a client for the Project schema.
 type ProjectClient struct {
 	config
@@ -10171,7 +10312,7 @@ type (
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, JobApplication, LedgerEntry, MemoryEntry,
 		NetworkConnection, NetworkPreference, NetworkSetting, Notification,
-		PaymentHold, PeerPattern, Project, ProjectInvite, ProjectMember,
+		PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite, ProjectMember,
 		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
 		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
 		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
@@ -10185,7 +10326,7 @@ type (
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, JobApplication, LedgerEntry, MemoryEntry,
 		NetworkConnection, NetworkPreference, NetworkSetting, Notification,
-		PaymentHold, PeerPattern, Project, ProjectInvite, ProjectMember,
+		PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite, ProjectMember,
 		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
 		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
 		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,

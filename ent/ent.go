@@ -47,6 +47,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/periodicrun"
 	"github.com/switchboard-hq/switchboard/ent/project"
 	"github.com/switchboard-hq/switchboard/ent/projectinvite"
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
@@ -165,6 +166,7 @@ func checkColumn(t, c string) error {
 			notification.Table:         notification.ValidColumn,
 			paymenthold.Table:          paymenthold.ValidColumn,
 			peerpattern.Table:          peerpattern.ValidColumn,
+			periodicrun.Table:          periodicrun.ValidColumn,
 			project.Table:              project.ValidColumn,
 			projectinvite.Table:        projectinvite.ValidColumn,
 			projectmember.Table:        projectmember.ValidColumn,

@@ -46,6 +46,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/periodicrun"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/project"
 	"github.com/switchboard-hq/switchboard/ent/projectinvite"
@@ -118,6 +119,7 @@ const (
 	TypeNotification         = "Notification"
 	TypePaymentHold          = "PaymentHold"
 	TypePeerPattern          = "PeerPattern"
+	TypePeriodicRun          = "PeriodicRun"
 	TypeProject              = "Project"
 	TypeProjectInvite        = "ProjectInvite"
 	TypeProjectMember        = "ProjectMember"
@@ -49279,6 +49281,414 @@ func (m *PeerPatternMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown PeerPattern edge %s", name)
+}
+
+// PeriodicRunMutation represents an operation that mutates the PeriodicRun nodes in the graph.
+type PeriodicRunMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	next_at       *time.Time
+	last_run_at   *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*PeriodicRun, error)
+	predicates    []predicate.PeriodicRun
+}
+
+var _ ent.Mutation = (*PeriodicRunMutation)(nil)
+
+// periodicrunOption allows management of the mutation configuration using functional options.
+type periodicrunOption func(*PeriodicRunMutation)
+
+// newPeriodicRunMutation creates new mutation for the PeriodicRun entity.
+func newPeriodicRunMutation(c config, op Op, opts ...periodicrunOption) *PeriodicRunMutation {
+	m := &PeriodicRunMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePeriodicRun,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPeriodicRunID sets the ID field of the mutation.
+func withPeriodicRunID(id string) periodicrunOption {
+	return func(m *PeriodicRunMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PeriodicRun
+		)
+		m.oldValue = func(ctx context.Context) (*PeriodicRun, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PeriodicRun.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPeriodicRun sets the old PeriodicRun of the mutation.
+func withPeriodicRun(node *PeriodicRun) periodicrunOption {
+	return func(m *PeriodicRunMutation) {
+		m.oldValue = func(context.Context) (*PeriodicRun, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PeriodicRunMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PeriodicRunMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PeriodicRun entities.
+func (m *PeriodicRunMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PeriodicRunMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PeriodicRunMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PeriodicRun.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetNextAt sets the "next_at" field.
+func (m *PeriodicRunMutation) SetNextAt(t time.Time) {
+	m.next_at = &t
+}
+
+// NextAt returns the value of the "next_at" field in the mutation.
+func (m *PeriodicRunMutation) NextAt() (r time.Time, exists bool) {
+	v := m.next_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNextAt returns the old "next_at" field's value of the PeriodicRun entity.
+// If the PeriodicRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeriodicRunMutation) OldNextAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNextAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNextAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNextAt: %w", err)
+	}
+	return oldValue.NextAt, nil
+}
+
+// ResetNextAt resets all changes to the "next_at" field.
+func (m *PeriodicRunMutation) ResetNextAt() {
+	m.next_at = nil
+}
+
+// SetLastRunAt sets the "last_run_at" field.
+func (m *PeriodicRunMutation) SetLastRunAt(t time.Time) {
+	m.last_run_at = &t
+}
+
+// LastRunAt returns the value of the "last_run_at" field in the mutation.
+func (m *PeriodicRunMutation) LastRunAt() (r time.Time, exists bool) {
+	v := m.last_run_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastRunAt returns the old "last_run_at" field's value of the PeriodicRun entity.
+// If the PeriodicRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeriodicRunMutation) OldLastRunAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastRunAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastRunAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastRunAt: %w", err)
+	}
+	return oldValue.LastRunAt, nil
+}
+
+// ClearLastRunAt clears the value of the "last_run_at" field.
+func (m *PeriodicRunMutation) ClearLastRunAt() {
+	m.last_run_at = nil
+	m.clearedFields[periodicrun.FieldLastRunAt] = struct{}{}
+}
+
+// LastRunAtCleared returns if the "last_run_at" field was cleared in this mutation.
+func (m *PeriodicRunMutation) LastRunAtCleared() bool {
+	_, ok := m.clearedFields[periodicrun.FieldLastRunAt]
+	return ok
+}
+
+// ResetLastRunAt resets all changes to the "last_run_at" field.
+func (m *PeriodicRunMutation) ResetLastRunAt() {
+	m.last_run_at = nil
+	delete(m.clearedFields, periodicrun.FieldLastRunAt)
+}
+
+// Where appends a list predicates to the PeriodicRunMutation builder.
+func (m *PeriodicRunMutation) Where(ps ...predicate.PeriodicRun) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PeriodicRunMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PeriodicRunMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PeriodicRun, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PeriodicRunMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PeriodicRunMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PeriodicRun).
+func (m *PeriodicRunMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PeriodicRunMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.next_at != nil {
+		fields = append(fields, periodicrun.FieldNextAt)
+	}
+	if m.last_run_at != nil {
+		fields = append(fields, periodicrun.FieldLastRunAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PeriodicRunMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case periodicrun.FieldNextAt:
+		return m.NextAt()
+	case periodicrun.FieldLastRunAt:
+		return m.LastRunAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PeriodicRunMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case periodicrun.FieldNextAt:
+		return m.OldNextAt(ctx)
+	case periodicrun.FieldLastRunAt:
+		return m.OldLastRunAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PeriodicRun field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PeriodicRunMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case periodicrun.FieldNextAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNextAt(v)
+		return nil
+	case periodicrun.FieldLastRunAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastRunAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PeriodicRun field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PeriodicRunMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PeriodicRunMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PeriodicRunMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown PeriodicRun numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PeriodicRunMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(periodicrun.FieldLastRunAt) {
+		fields = append(fields, periodicrun.FieldLastRunAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PeriodicRunMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PeriodicRunMutation) ClearField(name string) error {
+	switch name {
+	case periodicrun.FieldLastRunAt:
+		m.ClearLastRunAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PeriodicRun nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PeriodicRunMutation) ResetField(name string) error {
+	switch name {
+	case periodicrun.FieldNextAt:
+		m.ResetNextAt()
+		return nil
+	case periodicrun.FieldLastRunAt:
+		m.ResetLastRunAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PeriodicRun field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PeriodicRunMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PeriodicRunMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PeriodicRunMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PeriodicRunMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PeriodicRunMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PeriodicRunMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PeriodicRunMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown PeriodicRun unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PeriodicRunMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown PeriodicRun edge %s", name)
 }
 
 // ProjectMutation represents an operation that mutates the Project nodes in the graph.

@@ -38,6 +38,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/periodicrun"
 	"github.com/switchboard-hq/switchboard/ent/project"
 	"github.com/switchboard-hq/switchboard/ent/projectinvite"
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
@@ -1382,6 +1383,26 @@ func init() {
 	// peerpattern.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	peerpattern.IDValidator = func() func(string) error {
 		validators := peerpatternDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	periodicrunFields := schema.PeriodicRun{}.Fields()
+	_ = periodicrunFields
+	// periodicrunDescID is the schema descriptor for id field.
+	periodicrunDescID := periodicrunFields[0].Descriptor()
+	// periodicrun.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	periodicrun.IDValidator = func() func(string) error {
+		validators := periodicrunDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -84,6 +84,8 @@ type Tx struct {
 	PaymentHold *PaymentHoldClient
 	// PeerPattern is the client for interacting with the PeerPattern builders.
 	PeerPattern *PeerPatternClient
+	// PeriodicRun is the client for interacting with the PeriodicRun builders.
+	PeriodicRun *PeriodicRunClient
 	// Project is the client for interacting with the Project builders.
 	Project *ProjectClient
 	// ProjectInvite is the client for interacting with the ProjectInvite builders.
@@ -296,6 +298,7 @@ func (tx *Tx) init() {
 	tx.Notification = NewNotificationClient(tx.config)
 	tx.PaymentHold = NewPaymentHoldClient(tx.config)
 	tx.PeerPattern = NewPeerPatternClient(tx.config)
+	tx.PeriodicRun = NewPeriodicRunClient(tx.config)
 	tx.Project = NewProjectClient(tx.config)
 	tx.ProjectInvite = NewProjectInviteClient(tx.config)
 	tx.ProjectMember = NewProjectMemberClient(tx.config)

@@ -429,6 +429,18 @@ func (f PeerPatternFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PeerPatternMutation", m)
 }
 
+// The PeriodicRunFunc type is an adapter to allow the use of ordinary
+// function as PeriodicRun mutator.
+type PeriodicRunFunc func(context.Context, *ent.PeriodicRunMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PeriodicRunFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PeriodicRunMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PeriodicRunMutation", m)
+}
+
 // The ProjectFunc type is an adapter to allow the use of ordinary
 // function as Project mutator.
 type ProjectFunc func(context.Context, *ent.ProjectMutation) (ent.Value, error)

@@ -1598,6 +1598,18 @@ var (
 			},
 		},
 	}
+	// PeriodicRunsColumns holds the columns for the "periodic_runs" table.
+	PeriodicRunsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "next_at", Type: field.TypeTime},
+		{Name: "last_run_at", Type: field.TypeTime, Nullable: true},
+	}
+	// PeriodicRunsTable holds the schema information for the "periodic_runs" table.
+	PeriodicRunsTable = &schema.Table{
+		Name:       "periodic_runs",
+		Columns:    PeriodicRunsColumns,
+		PrimaryKey: []*schema.Column{PeriodicRunsColumns[0]},
+	}
 	// ProjectsColumns holds the columns for the "projects" table.
 	ProjectsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2551,6 +2563,7 @@ var (
 		NotificationsTable,
 		PaymentHoldsTable,
 		PeerPatternsTable,
+		PeriodicRunsTable,
 		ProjectsTable,
 		ProjectInvitesTable,
 		ProjectMembersTable,

@@ -111,6 +111,9 @@ type PaymentHold func(*sql.Selector)
 // PeerPattern is the predicate function for peerpattern builders.
 type PeerPattern func(*sql.Selector)
 
+// PeriodicRun is the predicate function for periodicrun builders.
+type PeriodicRun func(*sql.Selector)
+
 // Project is the predicate function for project builders.
 type Project func(*sql.Selector)
 

@@ -165,11 +165,12 @@ const (
 	ActivityCategorySync        ActivityCategory = "sync"        // Sync
 	ActivityCategoryTeams       ActivityCategory = "teams"       // Teams
 	ActivityCategoryEconomy     ActivityCategory = "economy"     // Engagements
+	ActivityCategoryLearnings   ActivityCategory = "learnings"   // Learnings
 )
 
 // ActivityCategoryValues answers every value of activity_category, in declared order.
 func ActivityCategoryValues() []ActivityCategory {
-	return []ActivityCategory{ActivityCategoryQueue, ActivityCategoryBoard, ActivityCategoryCRM, ActivityCategoryCalendar, ActivityCategoryGoals, ActivityCategoryComms, ActivityCategoryConnections, ActivityCategoryDrive, ActivityCategorySettings, ActivityCategorySync, ActivityCategoryTeams, ActivityCategoryEconomy}
+	return []ActivityCategory{ActivityCategoryQueue, ActivityCategoryBoard, ActivityCategoryCRM, ActivityCategoryCalendar, ActivityCategoryGoals, ActivityCategoryComms, ActivityCategoryConnections, ActivityCategoryDrive, ActivityCategorySettings, ActivityCategorySync, ActivityCategoryTeams, ActivityCategoryEconomy, ActivityCategoryLearnings}
 }
 
 // KeyScope is a value of the vocabulary key_scope.
@@ -1749,4 +1750,68 @@ const (
 // EconomyLedgerKindValues answers every value of economy_ledger_kind, in declared order.
 func EconomyLedgerKindValues() []EconomyLedgerKind {
 	return []EconomyLedgerKind{EconomyLedgerKindHold, EconomyLedgerKindHoldRaise, EconomyLedgerKindCapture, EconomyLedgerKindFee, EconomyLedgerKindRefund, EconomyLedgerKindRelease, EconomyLedgerKindEarning}
+}
+
+// LearningCategory is a value of the vocabulary learning_category.
+type LearningCategory string
+
+// The values of learning_category, in declared order.
+const (
+	LearningCategoryBehavior   LearningCategory = "behavior"   // Behavior
+	LearningCategorySchedule   LearningCategory = "schedule"   // Schedule
+	LearningCategoryCapability LearningCategory = "capability" // Capability
+	LearningCategoryWorkflow   LearningCategory = "workflow"   // Workflow
+)
+
+// LearningCategoryValues answers every value of learning_category, in declared order.
+func LearningCategoryValues() []LearningCategory {
+	return []LearningCategory{LearningCategoryBehavior, LearningCategorySchedule, LearningCategoryCapability, LearningCategoryWorkflow}
+}
+
+// InsightType is a value of the vocabulary insight_type.
+type InsightType string
+
+// The values of insight_type, in declared order.
+const (
+	InsightTypeMergeSuggestion  InsightType = "merge_suggestion"  // Possible duplicate
+	InsightTypeStaleCard        InsightType = "stale_card"        // Stale
+	InsightTypeAutoEscalate     InsightType = "auto_escalate"     // Due soon, little done
+	InsightTypeDuplicateTasks   InsightType = "duplicate_tasks"   // Duplicate tasks
+	InsightTypeArchiveCandidate InsightType = "archive_candidate" // Ready to archive
+)
+
+// InsightTypeValues answers every value of insight_type, in declared order.
+func InsightTypeValues() []InsightType {
+	return []InsightType{InsightTypeMergeSuggestion, InsightTypeStaleCard, InsightTypeAutoEscalate, InsightTypeDuplicateTasks, InsightTypeArchiveCandidate}
+}
+
+// InsightStatus is a value of the vocabulary insight_status.
+type InsightStatus string
+
+// The values of insight_status, in declared order.
+const (
+	InsightStatusActive    InsightStatus = "active"    // Active
+	InsightStatusDismissed InsightStatus = "dismissed" // Dismissed
+	InsightStatusApplied   InsightStatus = "applied"   // Applied
+)
+
+// InsightStatusValues answers every value of insight_status, in declared order.
+func InsightStatusValues() []InsightStatus {
+	return []InsightStatus{InsightStatusActive, InsightStatusDismissed, InsightStatusApplied}
+}
+
+// InboundWebhookKind is a value of the vocabulary inbound_webhook_kind.
+type InboundWebhookKind string
+
+// The values of inbound_webhook_kind, in declared order.
+const (
+	InboundWebhookKindGeneric    InboundWebhookKind = "generic"    // Generic
+	InboundWebhookKindCalendar   InboundWebhookKind = "calendar"   // Calendar
+	InboundWebhookKindEmail      InboundWebhookKind = "email"      // Email
+	InboundWebhookKindTranscript InboundWebhookKind = "transcript" // Transcript
+)
+
+// InboundWebhookKindValues answers every value of inbound_webhook_kind, in declared order.
+func InboundWebhookKindValues() []InboundWebhookKind {
+	return []InboundWebhookKind{InboundWebhookKindGeneric, InboundWebhookKindCalendar, InboundWebhookKindEmail, InboundWebhookKindTranscript}
 }

@@ -26,7 +26,7 @@ var categories = map[string]string{}
 func init() {
 	for cat, actions := range map[string][]string{
 		"queue":       {"queue_added", "queue_updated", "queue_status_changed", "queue_deleted", "queue_dispatched", "task_dispatched", "widget_response"},
-		"board":       {"card_created", "card_updated", "card_moved", "card_deleted", "checklist_completed", "checklist_unchecked", "task_completed", "task_routed", "task_decomposed", "card_auto_completed", "capability_executed"},
+		"board":       {"card_created", "card_updated", "card_moved", "card_deleted", "checklist_completed", "checklist_unchecked", "task_completed", "task_routed", "task_decomposed", "card_auto_completed", "capability_executed", "cortex_scan"},
 		"crm":         {"contact_added", "contact_updated", "contact_deleted"},
 		"calendar":    {"event_created", "event_updated", "event_deleted"},
 		"goals":       {"goal_created", "goal_updated", "goal_deleted"},
@@ -35,6 +35,7 @@ func init() {
 		"drive":       {"document_created", "recording_created", "recording_processed"},
 		"settings":    {"settings_updated", "onboarding_progress", "onboarding_completed", "setup_action"},
 		"sync":        {"sync_completed"},
+		"learnings":   {"learning_generated"},
 		"teams": {"team_created", "team_member_added", "team_member_removed", "project_created", "project_member_added",
 			"project_invite_sent", "project_invite_accepted", "project_invite_declined"},
 		// The task economy (server/economy's Actions, which its test holds to this list).

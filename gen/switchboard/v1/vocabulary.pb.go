@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xa8^\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xb6b\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -83,7 +83,7 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\tcompleted\x12\tCompleted\xb2\xf5\x18*\n" +
 	"\bassignee\x12\x0e\n" +
 	"\x05human\x12\x05Human\x12\x0e\n" +
-	"\x05agent\x12\x05Agent\xb2\xf5\x18\xf5\x01\n" +
+	"\x05agent\x12\x05Agent\xb2\xf5\x18\x8d\x02\n" +
 	"\x11activity_category\x12\x0e\n" +
 	"\x05queue\x12\x05Queue\x12\x0e\n" +
 	"\x05board\x12\x05Board\x12\x0f\n" +
@@ -96,7 +96,8 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\bsettings\x12\bSettings\x12\f\n" +
 	"\x04sync\x12\x04Sync\x12\x0e\n" +
 	"\x05teams\x12\x05Teams\x12\x16\n" +
-	"\aeconomy\x12\vEngagements\xb2\xf5\x18\xb8\x01\n" +
+	"\aeconomy\x12\vEngagements\x12\x16\n" +
+	"\tlearnings\x12\tLearnings\xb2\xf5\x18\xb8\x01\n" +
 	"\tkey_scope\x12\x0e\n" +
 	"\x05queue\x12\x05Queue\x12\f\n" +
 	"\x04chat\x12\x04Chat\x12\x0f\n" +
@@ -643,7 +644,32 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x03fee\x12\x03Fee\x12\x10\n" +
 	"\x06refund\x12\x06Refund\x12\x18\n" +
 	"\arelease\x12\rHold released\x12\x12\n" +
-	"\aearning\x12\aEarningZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\aearning\x12\aEarning\xb2\xf5\x18o\n" +
+	"\x11learning_category\x12\x14\n" +
+	"\bbehavior\x12\bBehavior\x12\x14\n" +
+	"\bschedule\x12\bSchedule\x12\x18\n" +
+	"\n" +
+	"capability\x12\n" +
+	"Capability\x12\x14\n" +
+	"\bworkflow\x12\bWorkflow\xb2\xf5\x18\xbe\x01\n" +
+	"\finsight_type\x12&\n" +
+	"\x10merge_suggestion\x12\x12Possible duplicate\x12\x13\n" +
+	"\n" +
+	"stale_card\x12\x05Stale\x12&\n" +
+	"\rauto_escalate\x12\x15Due soon, little done\x12\"\n" +
+	"\x0fduplicate_tasks\x12\x0fDuplicate tasks\x12%\n" +
+	"\x11archive_candidate\x12\x10Ready to archive\xb2\xf5\x18N\n" +
+	"\x0einsight_status\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\x16\n" +
+	"\tdismissed\x12\tDismissed\x12\x12\n" +
+	"\aapplied\x12\aApplied\xb2\xf5\x18j\n" +
+	"\x14inbound_webhook_kind\x12\x12\n" +
+	"\ageneric\x12\aGeneric\x12\x14\n" +
+	"\bcalendar\x12\bCalendar\x12\x0e\n" +
+	"\x05email\x12\x05Email\x12\x18\n" +
+	"\n" +
+	"transcript\x12\n" +
+	"TranscriptZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

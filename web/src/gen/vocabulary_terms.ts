@@ -99,6 +99,7 @@ export const ActivityCategory = {
   Sync: "sync",
   Teams: "teams",
   Economy: "economy",
+  Learnings: "learnings",
 } as const;
 export type ActivityCategory = (typeof ActivityCategory)[keyof typeof ActivityCategory];
 
@@ -1005,3 +1006,39 @@ export const EconomyLedgerKind = {
   Earning: "earning",
 } as const;
 export type EconomyLedgerKind = (typeof EconomyLedgerKind)[keyof typeof EconomyLedgerKind];
+
+// The values of the vocabulary learning_category.
+export const LearningCategory = {
+  Behavior: "behavior",
+  Schedule: "schedule",
+  Capability: "capability",
+  Workflow: "workflow",
+} as const;
+export type LearningCategory = (typeof LearningCategory)[keyof typeof LearningCategory];
+
+// The values of the vocabulary insight_type.
+export const InsightType = {
+  MergeSuggestion: "merge_suggestion",
+  StaleCard: "stale_card",
+  AutoEscalate: "auto_escalate",
+  DuplicateTasks: "duplicate_tasks",
+  ArchiveCandidate: "archive_candidate",
+} as const;
+export type InsightType = (typeof InsightType)[keyof typeof InsightType];
+
+// The values of the vocabulary insight_status.
+export const InsightStatus = {
+  Active: "active",
+  Dismissed: "dismissed",
+  Applied: "applied",
+} as const;
+export type InsightStatus = (typeof InsightStatus)[keyof typeof InsightStatus];
+
+// The values of the vocabulary inbound_webhook_kind.
+export const InboundWebhookKind = {
+  Generic: "generic",
+  Calendar: "calendar",
+  Email: "email",
+  Transcript: "transcript",
+} as const;
+export type InboundWebhookKind = (typeof InboundWebhookKind)[keyof typeof InboundWebhookKind];

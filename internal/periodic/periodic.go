@@ -1,0 +1,73 @@
+// Package periodic runs the timers that fire every period (the board scan
+// every 6 hours, the daily learnings and retention) once per period across
+// replicas: each timer is a row (ent PeriodicRun) holding its next run, and a
+// replica runs a period only if its compare-and-set of that row moves it on.
+// The first period is due one period after the row is first written, so a
+// fresh instance does not scan at start.
+package periodic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/periodicrun"
+	"github.com/switchboard-hq/switchboard/internal/alarm"
+)
+
+// Timer is one periodic job.
+type Timer struct {
+	Name  string        // the row's key, stable across releases
+	Every time.Duration // the period
+	Run   func(ctx context.Context) error
+}
+
+// poll bounds how long a replica sleeps without looking at the row, so
+// that it notices another replica's run moved the period on.
+const poll = 5 * time.Minute
+
+// Claim answers whether this caller takes the run due at now: true for one
+// caller per period across replicas, which moves the row's next run one
+// period on; next is when the timer is next due either way.
+func Claim(ctx context.Context, c *ent.Client, name string, every time.Duration, now time.Time) (ok bool, next time.Time, err error) {
+	row, err := c.PeriodicRun.Get(ctx, name)
+	if ent.IsNotFound(err) {
+		// Two replicas may write the first row at once: the one that loses
+		// reads the winner's.
+		created := c.PeriodicRun.Create().SetID(name).SetNextAt(now.Add(every)).OnConflict().DoNothing().Exec(ctx)
+		row, err = c.PeriodicRun.Get(ctx, name)
+		if err != nil && created != nil {
+			err = errors.Join(created, err)
+		}
+	}
+	if err != nil {
+		return false, time.Time{}, fmt.Errorf("periodic %s: %w", name, err)
+	}
+	if row.NextAt.After(now) {
+		return false, row.NextAt, nil
+	}
+	next = now.Add(every)
+	n, err := c.PeriodicRun.Update().
+		Where(periodicrun.ID(name), periodicrun.NextAt(row.NextAt)).
+		SetNextAt(next).SetLastRunAt(now).Save(ctx)
+	if err != nil {
+		return false, time.Time{}, fmt.Errorf("periodic %s: %w", name, err)
+	}
+	return n == 1, next, nil
+}
+
+// Start runs t on clock until the loop is closed: each time the row says a
+// period is due, the replica that claims it runs it.
+func Start(clock clockwork.Clock, c *ent.Client, t Timer, failed func(ctx context.Context, err error)) *alarm.Loop {
+	return alarm.Start(clock, min(poll, t.Every), func(ctx context.Context) (time.Time, error) {
+		ok, next, err := Claim(ctx, c, t.Name, t.Every, clock.Now())
+		if err != nil || !ok {
+			return next, err
+		}
+		return next, t.Run(ctx)
+	}, failed)
+}
