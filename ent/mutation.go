@@ -44444,6 +44444,8 @@ type NetworkPreferenceMutation struct {
 	max_open_relays    *int
 	addmax_open_relays *int
 	briefed_at         *time.Time
+	cards_digest_due   *time.Time
+	cards_digested_at  *time.Time
 	clearedFields      map[string]struct{}
 	user               *string
 	cleareduser        bool
@@ -45053,6 +45055,104 @@ func (m *NetworkPreferenceMutation) ResetBriefedAt() {
 	delete(m.clearedFields, networkpreference.FieldBriefedAt)
 }
 
+// SetCardsDigestDue sets the "cards_digest_due" field.
+func (m *NetworkPreferenceMutation) SetCardsDigestDue(t time.Time) {
+	m.cards_digest_due = &t
+}
+
+// CardsDigestDue returns the value of the "cards_digest_due" field in the mutation.
+func (m *NetworkPreferenceMutation) CardsDigestDue() (r time.Time, exists bool) {
+	v := m.cards_digest_due
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCardsDigestDue returns the old "cards_digest_due" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldCardsDigestDue(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCardsDigestDue is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCardsDigestDue requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCardsDigestDue: %w", err)
+	}
+	return oldValue.CardsDigestDue, nil
+}
+
+// ClearCardsDigestDue clears the value of the "cards_digest_due" field.
+func (m *NetworkPreferenceMutation) ClearCardsDigestDue() {
+	m.cards_digest_due = nil
+	m.clearedFields[networkpreference.FieldCardsDigestDue] = struct{}{}
+}
+
+// CardsDigestDueCleared returns if the "cards_digest_due" field was cleared in this mutation.
+func (m *NetworkPreferenceMutation) CardsDigestDueCleared() bool {
+	_, ok := m.clearedFields[networkpreference.FieldCardsDigestDue]
+	return ok
+}
+
+// ResetCardsDigestDue resets all changes to the "cards_digest_due" field.
+func (m *NetworkPreferenceMutation) ResetCardsDigestDue() {
+	m.cards_digest_due = nil
+	delete(m.clearedFields, networkpreference.FieldCardsDigestDue)
+}
+
+// SetCardsDigestedAt sets the "cards_digested_at" field.
+func (m *NetworkPreferenceMutation) SetCardsDigestedAt(t time.Time) {
+	m.cards_digested_at = &t
+}
+
+// CardsDigestedAt returns the value of the "cards_digested_at" field in the mutation.
+func (m *NetworkPreferenceMutation) CardsDigestedAt() (r time.Time, exists bool) {
+	v := m.cards_digested_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCardsDigestedAt returns the old "cards_digested_at" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldCardsDigestedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCardsDigestedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCardsDigestedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCardsDigestedAt: %w", err)
+	}
+	return oldValue.CardsDigestedAt, nil
+}
+
+// ClearCardsDigestedAt clears the value of the "cards_digested_at" field.
+func (m *NetworkPreferenceMutation) ClearCardsDigestedAt() {
+	m.cards_digested_at = nil
+	m.clearedFields[networkpreference.FieldCardsDigestedAt] = struct{}{}
+}
+
+// CardsDigestedAtCleared returns if the "cards_digested_at" field was cleared in this mutation.
+func (m *NetworkPreferenceMutation) CardsDigestedAtCleared() bool {
+	_, ok := m.clearedFields[networkpreference.FieldCardsDigestedAt]
+	return ok
+}
+
+// ResetCardsDigestedAt resets all changes to the "cards_digested_at" field.
+func (m *NetworkPreferenceMutation) ResetCardsDigestedAt() {
+	m.cards_digested_at = nil
+	delete(m.clearedFields, networkpreference.FieldCardsDigestedAt)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *NetworkPreferenceMutation) ClearUser() {
 	m.cleareduser = true
@@ -45114,7 +45214,7 @@ func (m *NetworkPreferenceMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *NetworkPreferenceMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, networkpreference.FieldCreatedAt)
 	}
@@ -45148,6 +45248,12 @@ func (m *NetworkPreferenceMutation) Fields() []string {
 	if m.briefed_at != nil {
 		fields = append(fields, networkpreference.FieldBriefedAt)
 	}
+	if m.cards_digest_due != nil {
+		fields = append(fields, networkpreference.FieldCardsDigestDue)
+	}
+	if m.cards_digested_at != nil {
+		fields = append(fields, networkpreference.FieldCardsDigestedAt)
+	}
 	return fields
 }
 
@@ -45178,6 +45284,10 @@ func (m *NetworkPreferenceMutation) Field(name string) (ent.Value, bool) {
 		return m.MaxOpenRelays()
 	case networkpreference.FieldBriefedAt:
 		return m.BriefedAt()
+	case networkpreference.FieldCardsDigestDue:
+		return m.CardsDigestDue()
+	case networkpreference.FieldCardsDigestedAt:
+		return m.CardsDigestedAt()
 	}
 	return nil, false
 }
@@ -45209,6 +45319,10 @@ func (m *NetworkPreferenceMutation) OldField(ctx context.Context, name string) (
 		return m.OldMaxOpenRelays(ctx)
 	case networkpreference.FieldBriefedAt:
 		return m.OldBriefedAt(ctx)
+	case networkpreference.FieldCardsDigestDue:
+		return m.OldCardsDigestDue(ctx)
+	case networkpreference.FieldCardsDigestedAt:
+		return m.OldCardsDigestedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown NetworkPreference field %s", name)
 }
@@ -45295,6 +45409,20 @@ func (m *NetworkPreferenceMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetBriefedAt(v)
 		return nil
+	case networkpreference.FieldCardsDigestDue:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCardsDigestDue(v)
+		return nil
+	case networkpreference.FieldCardsDigestedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCardsDigestedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown NetworkPreference field %s", name)
 }
@@ -45355,6 +45483,12 @@ func (m *NetworkPreferenceMutation) ClearedFields() []string {
 	if m.FieldCleared(networkpreference.FieldBriefedAt) {
 		fields = append(fields, networkpreference.FieldBriefedAt)
 	}
+	if m.FieldCleared(networkpreference.FieldCardsDigestDue) {
+		fields = append(fields, networkpreference.FieldCardsDigestDue)
+	}
+	if m.FieldCleared(networkpreference.FieldCardsDigestedAt) {
+		fields = append(fields, networkpreference.FieldCardsDigestedAt)
+	}
 	return fields
 }
 
@@ -45383,6 +45517,12 @@ func (m *NetworkPreferenceMutation) ClearField(name string) error {
 		return nil
 	case networkpreference.FieldBriefedAt:
 		m.ClearBriefedAt()
+		return nil
+	case networkpreference.FieldCardsDigestDue:
+		m.ClearCardsDigestDue()
+		return nil
+	case networkpreference.FieldCardsDigestedAt:
+		m.ClearCardsDigestedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown NetworkPreference nullable field %s", name)
@@ -45424,6 +45564,12 @@ func (m *NetworkPreferenceMutation) ResetField(name string) error {
 		return nil
 	case networkpreference.FieldBriefedAt:
 		m.ResetBriefedAt()
+		return nil
+	case networkpreference.FieldCardsDigestDue:
+		m.ResetCardsDigestDue()
+		return nil
+	case networkpreference.FieldCardsDigestedAt:
+		m.ResetCardsDigestedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown NetworkPreference field %s", name)

@@ -41,6 +41,10 @@ type NetworkPreference struct {
 	MaxOpenRelays int `json:"max_open_relays,omitempty"`
 	// BriefedAt holds the value of the "briefed_at" field.
 	BriefedAt *time.Time `json:"briefed_at,omitempty"`
+	// CardsDigestDue holds the value of the "cards_digest_due" field.
+	CardsDigestDue *time.Time `json:"cards_digest_due,omitempty"`
+	// CardsDigestedAt holds the value of the "cards_digested_at" field.
+	CardsDigestedAt *time.Time `json:"cards_digested_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the NetworkPreferenceQuery when eager-loading is set.
 	Edges        NetworkPreferenceEdges `json:"edges"`
@@ -80,7 +84,7 @@ func (*NetworkPreference) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case networkpreference.FieldID, networkpreference.FieldUserID, networkpreference.FieldQuietStart, networkpreference.FieldQuietEnd, networkpreference.FieldQuietTimeZone:
 			values[i] = new(sql.NullString)
-		case networkpreference.FieldCreatedAt, networkpreference.FieldUpdatedAt, networkpreference.FieldBriefedAt:
+		case networkpreference.FieldCreatedAt, networkpreference.FieldUpdatedAt, networkpreference.FieldBriefedAt, networkpreference.FieldCardsDigestDue, networkpreference.FieldCardsDigestedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -175,6 +179,20 @@ func (_m *NetworkPreference) assignValues(columns []string, values []any) error 
 				_m.BriefedAt = new(time.Time)
 				*_m.BriefedAt = value.Time
 			}
+		case networkpreference.FieldCardsDigestDue:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field cards_digest_due", values[i])
+			} else if value.Valid {
+				_m.CardsDigestDue = new(time.Time)
+				*_m.CardsDigestDue = value.Time
+			}
+		case networkpreference.FieldCardsDigestedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field cards_digested_at", values[i])
+			} else if value.Valid {
+				_m.CardsDigestedAt = new(time.Time)
+				*_m.CardsDigestedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -254,6 +272,16 @@ func (_m *NetworkPreference) String() string {
 	builder.WriteString(", ")
 	if v := _m.BriefedAt; v != nil {
 		builder.WriteString("briefed_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.CardsDigestDue; v != nil {
+		builder.WriteString("cards_digest_due=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.CardsDigestedAt; v != nil {
+		builder.WriteString("cards_digested_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteByte(')')

@@ -146,6 +146,34 @@ func (_c *NetworkPreferenceCreate) SetNillableBriefedAt(v *time.Time) *NetworkPr
 	return _c
 }
 
+// SetCardsDigestDue sets the "cards_digest_due" field.
+func (_c *NetworkPreferenceCreate) SetCardsDigestDue(v time.Time) *NetworkPreferenceCreate {
+	_c.mutation.SetCardsDigestDue(v)
+	return _c
+}
+
+// SetNillableCardsDigestDue sets the "cards_digest_due" field if the given value is not nil.
+func (_c *NetworkPreferenceCreate) SetNillableCardsDigestDue(v *time.Time) *NetworkPreferenceCreate {
+	if v != nil {
+		_c.SetCardsDigestDue(*v)
+	}
+	return _c
+}
+
+// SetCardsDigestedAt sets the "cards_digested_at" field.
+func (_c *NetworkPreferenceCreate) SetCardsDigestedAt(v time.Time) *NetworkPreferenceCreate {
+	_c.mutation.SetCardsDigestedAt(v)
+	return _c
+}
+
+// SetNillableCardsDigestedAt sets the "cards_digested_at" field if the given value is not nil.
+func (_c *NetworkPreferenceCreate) SetNillableCardsDigestedAt(v *time.Time) *NetworkPreferenceCreate {
+	if v != nil {
+		_c.SetCardsDigestedAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *NetworkPreferenceCreate) SetID(v string) *NetworkPreferenceCreate {
 	_c.mutation.SetID(v)
@@ -321,6 +349,14 @@ func (_c *NetworkPreferenceCreate) createSpec() (*NetworkPreference, *sqlgraph.C
 	if value, ok := _c.mutation.BriefedAt(); ok {
 		_spec.SetField(networkpreference.FieldBriefedAt, field.TypeTime, value)
 		_node.BriefedAt = &value
+	}
+	if value, ok := _c.mutation.CardsDigestDue(); ok {
+		_spec.SetField(networkpreference.FieldCardsDigestDue, field.TypeTime, value)
+		_node.CardsDigestDue = &value
+	}
+	if value, ok := _c.mutation.CardsDigestedAt(); ok {
+		_spec.SetField(networkpreference.FieldCardsDigestedAt, field.TypeTime, value)
+		_node.CardsDigestedAt = &value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -532,6 +568,42 @@ func (u *NetworkPreferenceUpsert) UpdateBriefedAt() *NetworkPreferenceUpsert {
 // ClearBriefedAt clears the value of the "briefed_at" field.
 func (u *NetworkPreferenceUpsert) ClearBriefedAt() *NetworkPreferenceUpsert {
 	u.SetNull(networkpreference.FieldBriefedAt)
+	return u
+}
+
+// SetCardsDigestDue sets the "cards_digest_due" field.
+func (u *NetworkPreferenceUpsert) SetCardsDigestDue(v time.Time) *NetworkPreferenceUpsert {
+	u.Set(networkpreference.FieldCardsDigestDue, v)
+	return u
+}
+
+// UpdateCardsDigestDue sets the "cards_digest_due" field to the value that was provided on create.
+func (u *NetworkPreferenceUpsert) UpdateCardsDigestDue() *NetworkPreferenceUpsert {
+	u.SetExcluded(networkpreference.FieldCardsDigestDue)
+	return u
+}
+
+// ClearCardsDigestDue clears the value of the "cards_digest_due" field.
+func (u *NetworkPreferenceUpsert) ClearCardsDigestDue() *NetworkPreferenceUpsert {
+	u.SetNull(networkpreference.FieldCardsDigestDue)
+	return u
+}
+
+// SetCardsDigestedAt sets the "cards_digested_at" field.
+func (u *NetworkPreferenceUpsert) SetCardsDigestedAt(v time.Time) *NetworkPreferenceUpsert {
+	u.Set(networkpreference.FieldCardsDigestedAt, v)
+	return u
+}
+
+// UpdateCardsDigestedAt sets the "cards_digested_at" field to the value that was provided on create.
+func (u *NetworkPreferenceUpsert) UpdateCardsDigestedAt() *NetworkPreferenceUpsert {
+	u.SetExcluded(networkpreference.FieldCardsDigestedAt)
+	return u
+}
+
+// ClearCardsDigestedAt clears the value of the "cards_digested_at" field.
+func (u *NetworkPreferenceUpsert) ClearCardsDigestedAt() *NetworkPreferenceUpsert {
+	u.SetNull(networkpreference.FieldCardsDigestedAt)
 	return u
 }
 
@@ -754,6 +826,48 @@ func (u *NetworkPreferenceUpsertOne) UpdateBriefedAt() *NetworkPreferenceUpsertO
 func (u *NetworkPreferenceUpsertOne) ClearBriefedAt() *NetworkPreferenceUpsertOne {
 	return u.Update(func(s *NetworkPreferenceUpsert) {
 		s.ClearBriefedAt()
+	})
+}
+
+// SetCardsDigestDue sets the "cards_digest_due" field.
+func (u *NetworkPreferenceUpsertOne) SetCardsDigestDue(v time.Time) *NetworkPreferenceUpsertOne {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.SetCardsDigestDue(v)
+	})
+}
+
+// UpdateCardsDigestDue sets the "cards_digest_due" field to the value that was provided on create.
+func (u *NetworkPreferenceUpsertOne) UpdateCardsDigestDue() *NetworkPreferenceUpsertOne {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.UpdateCardsDigestDue()
+	})
+}
+
+// ClearCardsDigestDue clears the value of the "cards_digest_due" field.
+func (u *NetworkPreferenceUpsertOne) ClearCardsDigestDue() *NetworkPreferenceUpsertOne {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.ClearCardsDigestDue()
+	})
+}
+
+// SetCardsDigestedAt sets the "cards_digested_at" field.
+func (u *NetworkPreferenceUpsertOne) SetCardsDigestedAt(v time.Time) *NetworkPreferenceUpsertOne {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.SetCardsDigestedAt(v)
+	})
+}
+
+// UpdateCardsDigestedAt sets the "cards_digested_at" field to the value that was provided on create.
+func (u *NetworkPreferenceUpsertOne) UpdateCardsDigestedAt() *NetworkPreferenceUpsertOne {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.UpdateCardsDigestedAt()
+	})
+}
+
+// ClearCardsDigestedAt clears the value of the "cards_digested_at" field.
+func (u *NetworkPreferenceUpsertOne) ClearCardsDigestedAt() *NetworkPreferenceUpsertOne {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.ClearCardsDigestedAt()
 	})
 }
 
@@ -1143,6 +1257,48 @@ func (u *NetworkPreferenceUpsertBulk) UpdateBriefedAt() *NetworkPreferenceUpsert
 func (u *NetworkPreferenceUpsertBulk) ClearBriefedAt() *NetworkPreferenceUpsertBulk {
 	return u.Update(func(s *NetworkPreferenceUpsert) {
 		s.ClearBriefedAt()
+	})
+}
+
+// SetCardsDigestDue sets the "cards_digest_due" field.
+func (u *NetworkPreferenceUpsertBulk) SetCardsDigestDue(v time.Time) *NetworkPreferenceUpsertBulk {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.SetCardsDigestDue(v)
+	})
+}
+
+// UpdateCardsDigestDue sets the "cards_digest_due" field to the value that was provided on create.
+func (u *NetworkPreferenceUpsertBulk) UpdateCardsDigestDue() *NetworkPreferenceUpsertBulk {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.UpdateCardsDigestDue()
+	})
+}
+
+// ClearCardsDigestDue clears the value of the "cards_digest_due" field.
+func (u *NetworkPreferenceUpsertBulk) ClearCardsDigestDue() *NetworkPreferenceUpsertBulk {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.ClearCardsDigestDue()
+	})
+}
+
+// SetCardsDigestedAt sets the "cards_digested_at" field.
+func (u *NetworkPreferenceUpsertBulk) SetCardsDigestedAt(v time.Time) *NetworkPreferenceUpsertBulk {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.SetCardsDigestedAt(v)
+	})
+}
+
+// UpdateCardsDigestedAt sets the "cards_digested_at" field to the value that was provided on create.
+func (u *NetworkPreferenceUpsertBulk) UpdateCardsDigestedAt() *NetworkPreferenceUpsertBulk {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.UpdateCardsDigestedAt()
+	})
+}
+
+// ClearCardsDigestedAt clears the value of the "cards_digested_at" field.
+func (u *NetworkPreferenceUpsertBulk) ClearCardsDigestedAt() *NetworkPreferenceUpsertBulk {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.ClearCardsDigestedAt()
 	})
 }
 

@@ -190,6 +190,46 @@ func (_u *NetworkPreferenceUpdate) ClearBriefedAt() *NetworkPreferenceUpdate {
 	return _u
 }
 
+// SetCardsDigestDue sets the "cards_digest_due" field.
+func (_u *NetworkPreferenceUpdate) SetCardsDigestDue(v time.Time) *NetworkPreferenceUpdate {
+	_u.mutation.SetCardsDigestDue(v)
+	return _u
+}
+
+// SetNillableCardsDigestDue sets the "cards_digest_due" field if the given value is not nil.
+func (_u *NetworkPreferenceUpdate) SetNillableCardsDigestDue(v *time.Time) *NetworkPreferenceUpdate {
+	if v != nil {
+		_u.SetCardsDigestDue(*v)
+	}
+	return _u
+}
+
+// ClearCardsDigestDue clears the value of the "cards_digest_due" field.
+func (_u *NetworkPreferenceUpdate) ClearCardsDigestDue() *NetworkPreferenceUpdate {
+	_u.mutation.ClearCardsDigestDue()
+	return _u
+}
+
+// SetCardsDigestedAt sets the "cards_digested_at" field.
+func (_u *NetworkPreferenceUpdate) SetCardsDigestedAt(v time.Time) *NetworkPreferenceUpdate {
+	_u.mutation.SetCardsDigestedAt(v)
+	return _u
+}
+
+// SetNillableCardsDigestedAt sets the "cards_digested_at" field if the given value is not nil.
+func (_u *NetworkPreferenceUpdate) SetNillableCardsDigestedAt(v *time.Time) *NetworkPreferenceUpdate {
+	if v != nil {
+		_u.SetCardsDigestedAt(*v)
+	}
+	return _u
+}
+
+// ClearCardsDigestedAt clears the value of the "cards_digested_at" field.
+func (_u *NetworkPreferenceUpdate) ClearCardsDigestedAt() *NetworkPreferenceUpdate {
+	_u.mutation.ClearCardsDigestedAt()
+	return _u
+}
+
 // Mutation returns the NetworkPreferenceMutation object of the builder.
 func (_u *NetworkPreferenceUpdate) Mutation() *NetworkPreferenceMutation {
 	return _u.mutation
@@ -291,6 +331,18 @@ func (_u *NetworkPreferenceUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if _u.mutation.BriefedAtCleared() {
 		_spec.ClearField(networkpreference.FieldBriefedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.CardsDigestDue(); ok {
+		_spec.SetField(networkpreference.FieldCardsDigestDue, field.TypeTime, value)
+	}
+	if _u.mutation.CardsDigestDueCleared() {
+		_spec.ClearField(networkpreference.FieldCardsDigestDue, field.TypeTime)
+	}
+	if value, ok := _u.mutation.CardsDigestedAt(); ok {
+		_spec.SetField(networkpreference.FieldCardsDigestedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CardsDigestedAtCleared() {
+		_spec.ClearField(networkpreference.FieldCardsDigestedAt, field.TypeTime)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -473,6 +525,46 @@ func (_u *NetworkPreferenceUpdateOne) ClearBriefedAt() *NetworkPreferenceUpdateO
 	return _u
 }
 
+// SetCardsDigestDue sets the "cards_digest_due" field.
+func (_u *NetworkPreferenceUpdateOne) SetCardsDigestDue(v time.Time) *NetworkPreferenceUpdateOne {
+	_u.mutation.SetCardsDigestDue(v)
+	return _u
+}
+
+// SetNillableCardsDigestDue sets the "cards_digest_due" field if the given value is not nil.
+func (_u *NetworkPreferenceUpdateOne) SetNillableCardsDigestDue(v *time.Time) *NetworkPreferenceUpdateOne {
+	if v != nil {
+		_u.SetCardsDigestDue(*v)
+	}
+	return _u
+}
+
+// ClearCardsDigestDue clears the value of the "cards_digest_due" field.
+func (_u *NetworkPreferenceUpdateOne) ClearCardsDigestDue() *NetworkPreferenceUpdateOne {
+	_u.mutation.ClearCardsDigestDue()
+	return _u
+}
+
+// SetCardsDigestedAt sets the "cards_digested_at" field.
+func (_u *NetworkPreferenceUpdateOne) SetCardsDigestedAt(v time.Time) *NetworkPreferenceUpdateOne {
+	_u.mutation.SetCardsDigestedAt(v)
+	return _u
+}
+
+// SetNillableCardsDigestedAt sets the "cards_digested_at" field if the given value is not nil.
+func (_u *NetworkPreferenceUpdateOne) SetNillableCardsDigestedAt(v *time.Time) *NetworkPreferenceUpdateOne {
+	if v != nil {
+		_u.SetCardsDigestedAt(*v)
+	}
+	return _u
+}
+
+// ClearCardsDigestedAt clears the value of the "cards_digested_at" field.
+func (_u *NetworkPreferenceUpdateOne) ClearCardsDigestedAt() *NetworkPreferenceUpdateOne {
+	_u.mutation.ClearCardsDigestedAt()
+	return _u
+}
+
 // Mutation returns the NetworkPreferenceMutation object of the builder.
 func (_u *NetworkPreferenceUpdateOne) Mutation() *NetworkPreferenceMutation {
 	return _u.mutation
@@ -604,6 +696,18 @@ func (_u *NetworkPreferenceUpdateOne) sqlSave(ctx context.Context) (_node *Netwo
 	}
 	if _u.mutation.BriefedAtCleared() {
 		_spec.ClearField(networkpreference.FieldBriefedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.CardsDigestDue(); ok {
+		_spec.SetField(networkpreference.FieldCardsDigestDue, field.TypeTime, value)
+	}
+	if _u.mutation.CardsDigestDueCleared() {
+		_spec.ClearField(networkpreference.FieldCardsDigestDue, field.TypeTime)
+	}
+	if value, ok := _u.mutation.CardsDigestedAt(); ok {
+		_spec.SetField(networkpreference.FieldCardsDigestedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CardsDigestedAtCleared() {
+		_spec.ClearField(networkpreference.FieldCardsDigestedAt, field.TypeTime)
 	}
 	_node = &NetworkPreference{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -133,6 +133,9 @@ type App struct {
 	// themselves, review windows ending): tests Wake it after moving the
 	// clock.
 	Economy *alarm.Loop
+	// Digests tells the quiet-hours and linked-card digests when they are
+	// due: tests Wake it after moving the clock.
+	Digests *alarm.Loop
 	// Renewals renews platform teams' plans (a hub only; nil elsewhere):
 	// tests Wake it after moving the clock.
 	Renewals *alarm.Loop

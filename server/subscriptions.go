@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capabilities"
 	"github.com/switchboard-hq/switchboard/server/developer"
@@ -74,6 +75,15 @@ func subscriptions(h *house) []db.Subscription {
 		}),
 		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemRemoved) error {
 			return s.relays.ItemRemoved(ctx, tx, ev.Item, ev.Rejected)
+		}),
+		// The digests wait for a timer or the next conversation: a peer's
+		// change to a linked card makes the card digest due; the operator's
+		// turn with the assistant tells both at once.
+		db.On(func(ctx context.Context, tx *db.Tx, ev kanban.LinkedCardHeard) error {
+			return s.relays.CardHeard(ctx, tx, ev)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev assistant.TurnStarted) error {
+			return s.relays.TurnStarted(ctx, tx, ev.UserID)
 		}),
 		// A linked card's status and priority go to the peer's instance.
 		db.On(func(ctx context.Context, tx *db.Tx, ev kanban.CardChanged) error {

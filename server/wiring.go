@@ -355,6 +355,8 @@ func (h *house) start(app *App) {
 	app.Review, app.Engine, app.Assistant = h.lifetime.Review, h.lifetime.Engine, s.assistant
 	app.Economy = s.economy.StartTimer(h.cfg.Clock)
 	app.closers = append(app.closers, app.Economy.Close)
+	app.Digests = s.relays.StartDigests(h.cfg.Clock)
+	app.closers = append(app.closers, app.Digests.Close)
 	if s.hub.Serving {
 		// Only the managed platform bills teams.
 		app.Renewals = s.groups.StartRenewals(h.cfg.Clock)

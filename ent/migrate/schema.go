@@ -1453,6 +1453,8 @@ var (
 		{Name: "ambient_enabled", Type: field.TypeBool, Default: true},
 		{Name: "max_open_relays", Type: field.TypeInt, Default: 50},
 		{Name: "briefed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "cards_digest_due", Type: field.TypeTime, Nullable: true},
+		{Name: "cards_digested_at", Type: field.TypeTime, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Unique: true, Size: 40},
 	}
 	// NetworkPreferencesTable holds the schema information for the "network_preferences" table.
@@ -1463,7 +1465,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "network_preferences_users_network_preference",
-				Columns:    []*schema.Column{NetworkPreferencesColumns[11]},
+				Columns:    []*schema.Column{NetworkPreferencesColumns[13]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1472,7 +1474,7 @@ var (
 			{
 				Name:    "networkpreference_user_id",
 				Unique:  true,
-				Columns: []*schema.Column{NetworkPreferencesColumns[11]},
+				Columns: []*schema.Column{NetworkPreferencesColumns[13]},
 			},
 		},
 	}

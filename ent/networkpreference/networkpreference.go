@@ -34,6 +34,10 @@ const (
 	FieldMaxOpenRelays = "max_open_relays"
 	// FieldBriefedAt holds the string denoting the briefed_at field in the database.
 	FieldBriefedAt = "briefed_at"
+	// FieldCardsDigestDue holds the string denoting the cards_digest_due field in the database.
+	FieldCardsDigestDue = "cards_digest_due"
+	// FieldCardsDigestedAt holds the string denoting the cards_digested_at field in the database.
+	FieldCardsDigestedAt = "cards_digested_at"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// Table holds the table name of the networkpreference in the database.
@@ -61,6 +65,8 @@ var Columns = []string{
 	FieldAmbientEnabled,
 	FieldMaxOpenRelays,
 	FieldBriefedAt,
+	FieldCardsDigestDue,
+	FieldCardsDigestedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -142,6 +148,16 @@ func ByMaxOpenRelays(opts ...sql.OrderTermOption) OrderOption {
 // ByBriefedAt orders the results by the briefed_at field.
 func ByBriefedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldBriefedAt, opts...).ToFunc()
+}
+
+// ByCardsDigestDue orders the results by the cards_digest_due field.
+func ByCardsDigestDue(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCardsDigestDue, opts...).ToFunc()
+}
+
+// ByCardsDigestedAt orders the results by the cards_digested_at field.
+func ByCardsDigestedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCardsDigestedAt, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

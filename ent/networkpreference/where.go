@@ -115,6 +115,16 @@ func BriefedAt(v time.Time) predicate.NetworkPreference {
 	return predicate.NetworkPreference(sql.FieldEQ(FieldBriefedAt, v))
 }
 
+// CardsDigestDue applies equality check predicate on the "cards_digest_due" field. It's identical to CardsDigestDueEQ.
+func CardsDigestDue(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldEQ(FieldCardsDigestDue, v))
+}
+
+// CardsDigestedAt applies equality check predicate on the "cards_digested_at" field. It's identical to CardsDigestedAtEQ.
+func CardsDigestedAt(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldEQ(FieldCardsDigestedAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.NetworkPreference {
 	return predicate.NetworkPreference(sql.FieldEQ(FieldCreatedAt, v))
@@ -603,6 +613,106 @@ func BriefedAtIsNil() predicate.NetworkPreference {
 // BriefedAtNotNil applies the NotNil predicate on the "briefed_at" field.
 func BriefedAtNotNil() predicate.NetworkPreference {
 	return predicate.NetworkPreference(sql.FieldNotNull(FieldBriefedAt))
+}
+
+// CardsDigestDueEQ applies the EQ predicate on the "cards_digest_due" field.
+func CardsDigestDueEQ(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldEQ(FieldCardsDigestDue, v))
+}
+
+// CardsDigestDueNEQ applies the NEQ predicate on the "cards_digest_due" field.
+func CardsDigestDueNEQ(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldNEQ(FieldCardsDigestDue, v))
+}
+
+// CardsDigestDueIn applies the In predicate on the "cards_digest_due" field.
+func CardsDigestDueIn(vs ...time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldIn(FieldCardsDigestDue, vs...))
+}
+
+// CardsDigestDueNotIn applies the NotIn predicate on the "cards_digest_due" field.
+func CardsDigestDueNotIn(vs ...time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldNotIn(FieldCardsDigestDue, vs...))
+}
+
+// CardsDigestDueGT applies the GT predicate on the "cards_digest_due" field.
+func CardsDigestDueGT(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldGT(FieldCardsDigestDue, v))
+}
+
+// CardsDigestDueGTE applies the GTE predicate on the "cards_digest_due" field.
+func CardsDigestDueGTE(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldGTE(FieldCardsDigestDue, v))
+}
+
+// CardsDigestDueLT applies the LT predicate on the "cards_digest_due" field.
+func CardsDigestDueLT(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldLT(FieldCardsDigestDue, v))
+}
+
+// CardsDigestDueLTE applies the LTE predicate on the "cards_digest_due" field.
+func CardsDigestDueLTE(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldLTE(FieldCardsDigestDue, v))
+}
+
+// CardsDigestDueIsNil applies the IsNil predicate on the "cards_digest_due" field.
+func CardsDigestDueIsNil() predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldIsNull(FieldCardsDigestDue))
+}
+
+// CardsDigestDueNotNil applies the NotNil predicate on the "cards_digest_due" field.
+func CardsDigestDueNotNil() predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldNotNull(FieldCardsDigestDue))
+}
+
+// CardsDigestedAtEQ applies the EQ predicate on the "cards_digested_at" field.
+func CardsDigestedAtEQ(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldEQ(FieldCardsDigestedAt, v))
+}
+
+// CardsDigestedAtNEQ applies the NEQ predicate on the "cards_digested_at" field.
+func CardsDigestedAtNEQ(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldNEQ(FieldCardsDigestedAt, v))
+}
+
+// CardsDigestedAtIn applies the In predicate on the "cards_digested_at" field.
+func CardsDigestedAtIn(vs ...time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldIn(FieldCardsDigestedAt, vs...))
+}
+
+// CardsDigestedAtNotIn applies the NotIn predicate on the "cards_digested_at" field.
+func CardsDigestedAtNotIn(vs ...time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldNotIn(FieldCardsDigestedAt, vs...))
+}
+
+// CardsDigestedAtGT applies the GT predicate on the "cards_digested_at" field.
+func CardsDigestedAtGT(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldGT(FieldCardsDigestedAt, v))
+}
+
+// CardsDigestedAtGTE applies the GTE predicate on the "cards_digested_at" field.
+func CardsDigestedAtGTE(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldGTE(FieldCardsDigestedAt, v))
+}
+
+// CardsDigestedAtLT applies the LT predicate on the "cards_digested_at" field.
+func CardsDigestedAtLT(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldLT(FieldCardsDigestedAt, v))
+}
+
+// CardsDigestedAtLTE applies the LTE predicate on the "cards_digested_at" field.
+func CardsDigestedAtLTE(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldLTE(FieldCardsDigestedAt, v))
+}
+
+// CardsDigestedAtIsNil applies the IsNil predicate on the "cards_digested_at" field.
+func CardsDigestedAtIsNil() predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldIsNull(FieldCardsDigestedAt))
+}
+
+// CardsDigestedAtNotNil applies the NotNil predicate on the "cards_digested_at" field.
+func CardsDigestedAtNotNil() predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldNotNull(FieldCardsDigestedAt))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

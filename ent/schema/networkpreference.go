@@ -30,6 +30,10 @@ func (NetworkPreference) Fields() []ent.Field {
 		field.Int("max_open_relays").Default(50),
 		// When the operator last read the network briefing (its "since").
 		field.Time("briefed_at").Optional().Nillable(),
+		// The linked-card digest (server/network/relays, digest.go): when the
+		// changes heard since cards_digested_at are next due as a comms message.
+		field.Time("cards_digest_due").Optional().Nillable(),
+		field.Time("cards_digested_at").Optional().Nillable(),
 	}
 }
 

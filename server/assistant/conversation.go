@@ -71,6 +71,11 @@ var errTooManyStreams = &apperr.Error{Kind: apperr.KindRateLimited, RetryAfter: 
 var errReplyFailed = &apperr.Error{Kind: apperr.KindUnavailable,
 	Message: "the assistant's reply failed before it finished; nothing of it was kept and none of its tags ran"}
 
+// TurnStarted is published when the operator begins a turn of the
+// conversation with the assistant, before its prompt is assembled: what
+// waits for "the next conversation" hears it.
+type TurnStarted struct{ UserID string }
+
 // reply is one admitted SendChat, ready to stream.
 type reply struct {
 	s       *Service
@@ -101,7 +106,12 @@ func (s *Service) begin(ctx context.Context, req *switchboardv1.SendChatRequest)
 		return nil, apperr.Internal(err)
 	}
 	r := &reply{s: s, p: p, release: release}
-	r.prompt, err = s.prompt(ctx, p, message)
+	// What waited for the next conversation (the digests) is told first, so
+	// the prompt reads it.
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error { return tx.Publish(ctx, TurnStarted{UserID: p.UserID}) })
+	if err == nil {
+		r.prompt, err = s.prompt(ctx, p, message)
+	}
 	if err == nil {
 		_, err = s.DB.AssistantMessage.Create().SetUserID(p.UserID).SetRole(assistantmessage.RoleUser).
 			SetContent(message).SetCreatedAt(s.Now()).Save(ctx)

@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/activity"
 )
 
 // Message types the queue writes; both count as agent activity.
@@ -22,7 +24,10 @@ const (
 var AgentActivity = []string{TypeExecutionStarted, TypeTaskCompleted}
 
 // Post writes one comms message in tx, stamped at (the caller's injected
-// clock); metadata must carry "type".
+// clock); metadata must carry "type". Its activity `comms_created` is
+// written with it (RULINGS, reconciliation 20: each comms message a
+// webhook, relay or queue transition creates); a caller whose message
+// answers an earlier one writes `comms_replied` itself.
 func Post(ctx context.Context, tx *db.Tx, at time.Time, userID, content, assistant string, metadata map[string]any) (*ent.ChatMessage, error) {
 	typ, _ := metadata["type"].(string)
 	if typ == "" {
@@ -39,5 +44,18 @@ func Post(ctx context.Context, tx *db.Tx, at time.Time, userID, content, assista
 	if err != nil {
 		return nil, fmt.Errorf("comms: post %s: %w", typ, err)
 	}
-	return m, nil
+	err = activity.Write(ctx, tx, activity.Entry{UserID: userID, Action: "comms_created", Actor: assistant, At: at,
+		Summary: summary(content), Metadata: map[string]any{"messageId": m.ID, "type": typ}})
+	return m, err
+}
+
+// summaryRunes bounds the activity summary: the message's first line.
+const summaryRunes = 120
+
+func summary(content string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(content), "\n")
+	if r := []rune(line); len(r) > summaryRunes {
+		line = string(r[:summaryRunes-1]) + "…"
+	}
+	return line
 }

@@ -1,7 +1,9 @@
 package federation_test
 
 import (
+	"context"
 	"fmt"
+	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"net/http"
 	"strings"
 	"testing"
@@ -66,6 +68,11 @@ func TestSpokeSyncsItsListings(t *testing.T) {
 	if got[scout]["status"] != "conflict" || !strings.Contains(got[scout]["error"].(string), "scout") ||
 		got[writer]["status"] != "created" || got[coder]["status"] != "created" {
 		t.Fatalf("first sync: %v", got)
+	}
+	// Document 1's sync category: the admin's activity tells of the sync.
+	syncs, err := n.spoke.DB.ActivityEntry.Query().Where(activityentry.UserID(n.spokeAdmin.ID), activityentry.Action("sync_completed")).All(context.Background())
+	if err != nil || len(syncs) != 1 || syncs[0].Category != "sync" || !strings.Contains(syncs[0].Summary, "Synced 3 listings") {
+		t.Fatalf("sync_completed after the first sync: %v %v", syncs, err)
 	}
 	// On the hub: waiting for review, owned by the account that minted the
 	// instance token, with no endpoint; the spoke's category "code" is not

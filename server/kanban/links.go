@@ -52,7 +52,18 @@ func AppendChange(ctx context.Context, tx *db.Tx, cardID string, load func(ctx c
 	if err != nil {
 		return 0, err
 	}
-	return len(entries), tx.Card.UpdateOne(c).SetChangeLog(string(b)).Exec(ctx)
+	if err := tx.Card.UpdateOne(c).SetChangeLog(string(b)).Exec(ctx); err != nil {
+		return 0, err
+	}
+	return len(entries), tx.Publish(ctx, LinkedCardHeard{UserID: c.UserID, CardID: c.ID, At: e.GetReceivedAt().AsTime()})
+}
+
+// LinkedCardHeard is published when a linked card's change log takes a
+// change its peer reported: the change is silent (no relay, no comms
+// message) until the linked-card digest tells of it.
+type LinkedCardHeard struct {
+	UserID, CardID string
+	At             time.Time
 }
 
 func toLink(l *ent.CardLink) *switchboardv1.CardLink {

@@ -3,9 +3,11 @@ package network_test
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-hq/switchboard/internal/llm/llmtest"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
@@ -77,6 +79,19 @@ func TestCardLinkStatusReachesPeer(t *testing.T) {
 	if b := briefing(); len(b["linkedCardChanges"].([]any)) != 0 {
 		t.Fatalf("the next briefing repeats the digest: %v", b["linkedCardChanges"])
 	}
+	// The card digest's timer tells it as a comms message an hour after the
+	// change, once (RULINGS "The proactive layer": digests on time).
+	p.a.App.Digests.Wake()
+	if n := len(comms(t, p.a, "linked_card_digest")); n != 0 {
+		t.Fatalf("a card digest before its hour: %d", n)
+	}
+	p.a.Clock.Advance(time.Hour)
+	p.a.App.Digests.Wake()
+	servertest.WaitFor(t, "the card digest", func() bool { return len(comms(t, p.a, "linked_card_digest")) == 1 })
+	if m := comms(t, p.a, "linked_card_digest")[0]; !strings.Contains(m.Content, "Linked plan") || !strings.Contains(m.Content, "proposal") {
+		t.Fatalf("card digest: %q", m.Content)
+	}
+
 	// A's change goes the other way.
 	servertest.WantStatus(t, p.a.user.Session.Do(http.MethodPut, "/api/v2/kanban/"+k.ID, map[string]any{"priority": "low"}), http.StatusOK)
 	servertest.WaitFor(t, "A's change in B's change log", func() bool {
@@ -94,6 +109,13 @@ func TestCardLinkStatusReachesPeer(t *testing.T) {
 	log = p.a.card(t, k.ID)["changeLog"].([]any)
 	if len(log) != 20 || log[0].(map[string]any)["changeLog"] != "step 1" || log[19].(map[string]any)["changeLog"] != "step 20" {
 		t.Fatalf("change log of %d: first %v", len(log), log[0])
+	}
+	// The next card digest tells only what came after the last one.
+	p.a.Clock.Advance(time.Hour)
+	p.a.App.Digests.Wake()
+	servertest.WaitFor(t, "the second card digest", func() bool { return len(comms(t, p.a, "linked_card_digest")) == 2 })
+	if m := comms(t, p.a, "linked_card_digest")[1]; strings.Contains(m.Content, "proposal") || strings.Count(m.Content, "\n- ") != 20 {
+		t.Fatalf("second card digest: %q", m.Content)
 	}
 	// A card not linked to the sender's, and a bad body, write nothing.
 	servertest.WantError(t, post(map[string]any{"cardId": "other", "externalCardId": k.ID, "changeLog": "x"}), http.StatusNotFound)
@@ -120,4 +142,43 @@ func TestCardLinkStatusReachesPeer(t *testing.T) {
 			p.b.audited(t, federationauditlog.DirectionInbound, proc) == 1 &&
 			p.a.audited(t, federationauditlog.DirectionInbound, proc) == 1
 	})
+}
+
+// TestCardDigestAtTheNextConversation: RULINGS "The proactive layer" (the
+// linked-card digest is delivered at the next conversation, not only by
+// its timer): the operator's turn with the assistant tells it at once,
+// before its hour, and the turn after that has nothing more to tell.
+func TestCardDigestAtTheNextConversation(t *testing.T) {
+	t.Parallel()
+	provider := llmtest.New(t)
+	p := newRelayPair(t, servertest.WithLLM(provider.URL))
+	servertest.WantStatus(t, p.a.user.Session.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "Shared launch", "status": "leads"}), http.StatusCreated)
+	k, err := p.a.DB.Card.Query().Where(card.Title("Shared launch")).Only(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := p.send(t, map[string]any{"subject": "Shared launch", "intent": "assign_task", "type": "request", "cardId": k.ID})
+	servertest.WantStatus(t, res, http.StatusOK)
+	bCard := object(t, res, "answer")["cardId"].(string)
+	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPut, "/api/v2/kanban/"+bCard, map[string]any{"status": "proposal"}), http.StatusOK)
+	servertest.WaitFor(t, "B's change in A's change log", func() bool { return len(p.a.card(t, k.ID)["changeLog"].([]any)) == 1 })
+	if n := len(comms(t, p.a, "linked_card_digest")); n != 0 {
+		t.Fatalf("a card digest before the conversation: %d", n)
+	}
+	turn := func() {
+		t.Helper()
+		st := p.a.user.Session.StreamPost("/api/chat/send", `{"message":"what is new?"}`)
+		if st.Response.StatusCode != http.StatusOK || !st.Ended(servertest.StreamTimeout) {
+			t.Fatalf("chat send: %d", st.Response.StatusCode)
+		}
+	}
+	turn()
+	digest := comms(t, p.a, "linked_card_digest")
+	if len(digest) != 1 || !strings.Contains(digest[0].Content, "Shared launch") {
+		t.Fatalf("the card digest after the turn: %v", digest)
+	}
+	turn()
+	if n := len(comms(t, p.a, "linked_card_digest")); n != 1 {
+		t.Fatalf("card digests after a second turn: %d", n)
+	}
 }

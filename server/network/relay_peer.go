@@ -94,7 +94,7 @@ func (s *Core) Take(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, to
 		return res, nil
 	case rules.AsAmbient:
 		res.Ambient = proto.Bool(true)
-		prefs, err := s.relayPrefs(ctx, tx, to.ID)
+		prefs, err := s.RelayPrefs(ctx, tx, to.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -209,8 +209,8 @@ func (s *Core) maxOpen(ctx context.Context, tx *db.Tx, userID string) (int, erro
 	return pref.MaxOpenRelays, nil
 }
 
-// relayPrefs are the recipient's preferences as the rules read them.
-func (s *Core) relayPrefs(ctx context.Context, tx *db.Tx, userID string) (rules.Preferences, error) {
+// RelayPrefs are the recipient's preferences as the rules read them.
+func (s *Core) RelayPrefs(ctx context.Context, tx *db.Tx, userID string) (rules.Preferences, error) {
 	pref, err := tx.NetworkPreference.Query().Where(networkpreference.UserID(userID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return rules.Preferences{AmbientEnabled: true}, nil

@@ -61,11 +61,18 @@ func TestAmbientRelays(t *testing.T) {
 	if n := len(comms(t, p.b, "relay_digest")); n != 0 {
 		t.Fatal("a digest during quiet hours")
 	}
+	// The timer tells it once quiet hours end, with nobody reading a list
+	// (RULINGS "The proactive layer": digests on time).
 	p.b.Clock.Advance(2 * time.Hour)
-	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodGet, "/api/federation/relays", nil), http.StatusOK)
+	p.b.App.Digests.Wake()
+	servertest.WaitFor(t, "the digest after quiet hours", func() bool { return len(comms(t, p.b, "relay_digest")) == 1 })
 	digest := comms(t, p.b, "relay_digest")
-	if len(digest) != 1 || !strings.Contains(digest[0].Content, "Weekly news") {
+	if !strings.Contains(digest[0].Content, "Weekly news") {
 		t.Fatalf("the digest after quiet hours: %v", digest)
+	}
+	// Each comms message has its comms_created activity (reconciliation 20).
+	if got, want := p.b.activity(t, "comms_created"), len(comms(t, p.b, "relay_received"))+1; got != want {
+		t.Fatalf("comms_created entries: %d, want %d (one per comms message)", got, want)
 	}
 	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodGet, "/api/federation/relays", nil), http.StatusOK)
 	if n := len(comms(t, p.b, "relay_digest")); n != 1 {

@@ -37,10 +37,10 @@ type relayPair struct {
 	tokenAtB, tokenAtA string
 }
 
-func newRelayPair(t *testing.T) *relayPair {
+func newRelayPair(t *testing.T, aOpts ...servertest.Option) *relayPair {
 	t.Helper()
 	limits := servertest.WithLimits(gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 100000})
-	a := newInstance(t, "alice", on(), servertest.WithPrivateEndpoints(), limits)
+	a := newInstance(t, "alice", on(), append([]servertest.Option{servertest.WithPrivateEndpoints(), limits}, aOpts...)...)
 	b := newInstance(t, "bob", on(), servertest.WithPrivateEndpoints(), limits)
 	servertest.WantStatus(t, connectTo(t, a, b, "bob@example.com"), http.StatusCreated)
 	servertest.WantStatus(t, b.user.Session.Do(http.MethodPost, "/api/federation/connections/"+b.only(t).ID+"/accept",

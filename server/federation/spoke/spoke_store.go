@@ -2,14 +2,18 @@ package spoke
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
+	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation"
 )
 
@@ -99,7 +103,22 @@ func (s *Admin) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncMarket
 	if out.CapabilityResults, err = s.syncCapabilities(ctx, m, token); err != nil {
 		return nil, err
 	}
-	m, err = s.spoke.DB.FederationMembership.UpdateOneID(m.ID).SetLastSyncAt(s.spoke.now()).Save(context.WithoutCancel(ctx))
+	// The hub has taken the listings: the time and the activity are kept
+	// even if the admin's client has gone.
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := s.spoke.now()
+	m, err = db.InTxValue(context.WithoutCancel(ctx), s.spoke.DB, func(tx *db.Tx) (*ent.FederationMembership, error) {
+		m, err := tx.FederationMembership.UpdateOneID(m.ID).SetLastSyncAt(now).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return m, activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: "sync_completed", Actor: p.Actor(), At: now,
+			Summary:  fmt.Sprintf("Synced %d listings and %d packs with %s", len(out.Results), len(out.CapabilityResults), m.HubURL),
+			Metadata: map[string]any{"hubUrl": m.HubURL, "listings": len(out.Results), "packs": len(out.CapabilityResults)}})
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -47,13 +47,18 @@ func (s *Service) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent
 // CardDigest is what the user's linked cards heard from peers since a time,
 // newest card first: the digest the assistant or the briefing shows.
 func (s *Service) CardDigest(ctx context.Context, userID string, since time.Time) ([]*switchboardv1.KanbanCard, error) {
-	cards, err := s.core.DB.Card.Query().Where(card.UserID(userID), card.ExternalCardIDNotNil(), card.ChangeLogNEQ("[]")).
+	return cardDigest(ctx, s.core.DB.Card, userID, since)
+}
+
+// cardDigest is CardDigest over cards, the database's or a unit of work's.
+func cardDigest(ctx context.Context, cards *ent.CardClient, userID string, since time.Time) ([]*switchboardv1.KanbanCard, error) {
+	rows, err := cards.Query().Where(card.UserID(userID), card.ExternalCardIDNotNil(), card.ChangeLogNEQ("[]")).
 		Order(ent.Desc(card.FieldUpdatedAt)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []*switchboardv1.KanbanCard
-	for _, k := range cards {
+	for _, k := range rows {
 		var fresh []*switchboardv1.CardChange
 		for _, e := range kanban.ChangeLog(k) {
 			if e.GetReceivedAt().AsTime().After(since) {

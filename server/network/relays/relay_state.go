@@ -2,7 +2,6 @@ package relays
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/network/rules"
 )
@@ -117,32 +115,4 @@ func (s *Service) Credential(ctx context.Context, instanceID string) (header, va
 		return "", "", false, err
 	}
 	return auth.FederationTokenHeader, token, true, nil
-}
-
-// deliverDigests posts, for userID, one comms message listing the relays
-// kept during quiet hours that have ended by now, and clears them
-// (docs/decisions.md: the digest is delivered on the next read).
-func (s *Service) deliverDigests(ctx context.Context, userID string) error {
-	now := s.core.NowUTC()
-	return s.core.DB.InTx(ctx, func(tx *db.Tx) error {
-		due, err := tx.Relay.Query().Where(relay.UserID(userID), relay.DigestPending(true), relay.DigestDueLTE(now)).
-			Order(ent.Asc(relay.FieldCreatedAt), ent.Asc(relay.FieldID)).All(ctx)
-		if err != nil || len(due) == 0 {
-			return err
-		}
-		lines := make([]string, 0, len(due)+1)
-		lines = append(lines, fmt.Sprintf("%d relays arrived during quiet hours:", len(due)))
-		relayIDs := make([]string, 0, len(due))
-		for _, r := range due {
-			lines = append(lines, fmt.Sprintf("- %s: %s", r.FromUserName, r.Subject))
-			relayIDs = append(relayIDs, r.ID)
-		}
-		n, err := tx.Relay.Update().Where(relay.IDIn(relayIDs...), relay.DigestPending(true)).SetDigestPending(false).Save(ctx)
-		if err != nil || n == 0 {
-			return err
-		}
-		_, err = comms.Post(ctx, tx, now, userID, strings.Join(lines, "\n"), "network",
-			map[string]any{"type": network.CommsDigest, "relayIds": relayIDs})
-		return err
-	})
 }

@@ -18,7 +18,10 @@ var (
 // Service serves the operator's NetworkRelayService and NetworkRouteService,
 // keeps relay state (the queue's and the board's subscriptions, the outbox
 // rows' credential) and records the MCP door's broadcasts and routes.
-type Service struct{ core *network.Core }
+type Service struct {
+	core    *network.Core
+	digests digestLoop
+}
 
 // New makes the operator's relay services over c.
 func New(c *network.Core) *Service { return &Service{core: c} }
