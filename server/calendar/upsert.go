@@ -103,7 +103,7 @@ func create(ctx context.Context, tx *db.Tx, userID string, in EventInput, actor 
 	provenance.SetCreated(m.Mutation(), provenance.Of(ctx))
 	ev, err := m.Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return ev, record(ctx, tx, ev, "event_created", actor, ev.CreatedAt)
 }
@@ -130,7 +130,7 @@ func Update(ctx context.Context, tx *db.Tx, cur *ent.CalendarEvent, in EventInpu
 	provenance.SetText(m.Mutation(), by)
 	ev, err := m.Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return ev, record(ctx, tx, ev, "event_updated", actor, ev.UpdatedAt)
 }
@@ -138,7 +138,7 @@ func Update(ctx context.Context, tx *db.Tx, cur *ent.CalendarEvent, in EventInpu
 // Delete removes ev in the caller's unit of work, with activity event_deleted.
 func Delete(ctx context.Context, tx *db.Tx, ev *ent.CalendarEvent, actor string) error {
 	if err := tx.CalendarEvent.DeleteOne(ev).Exec(ctx); err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	return record(ctx, tx, ev, "event_deleted", actor, tx.Now())
 }
