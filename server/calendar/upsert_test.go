@@ -96,3 +96,33 @@ func isInvalid(err error) bool {
 	var e *apperr.Error
 	return errors.As(err, &e) && e.Kind == apperr.KindInvalid
 }
+
+// Concurrent upserts of one external id (repeated webhook deliveries) make
+// one event.
+func TestUpsertConcurrentOneEvent(t *testing.T) {
+	t.Parallel()
+	d := dbtest.Open(t)
+	ctx := t.Context()
+	now := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
+	d.SetClock(func() time.Time { return now })
+	ann := d.User.Create().SetUsername("ann").SetEmail("ann@example.com").SetName("Ann").SetPasswordHash("x").SaveX(ctx).ID
+	ext := "ext-race"
+	in := calendar.EventInput{Title: "Race", StartsAt: now, EndsAt: now.Add(time.Hour), ExternalID: &ext}
+	errs := make(chan error, 6)
+	for range 6 {
+		go func() {
+			errs <- d.InTx(ctx, func(tx *db.Tx) error {
+				_, err := calendar.Upsert(ctx, tx, ann, in, "webhook")
+				return err
+			})
+		}()
+	}
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := d.CalendarEvent.Query().CountX(ctx); n != 1 {
+		t.Fatalf("%d events, want 1", n)
+	}
+}
