@@ -44,13 +44,15 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.KanbanService/UpdateChecklistItem":  {"card_id": "card", "id": "checklist"},
 	"/switchboard.v1.KanbanService/ListCardActivity":     {"id": "card"},
 	// A card link is between two of one account's cards.
-	"/switchboard.v1.CardLinkService/LinkCards":     {"card_id": "card", "to_card_id": "card"},
-	"/switchboard.v1.CardLinkService/ListCardLinks": {"card_id": "card"},
-	"/switchboard.v1.CardLinkService/UnlinkCards":   {"card_id": "card", "id": "card_link"},
-	"/switchboard.v1.ContactService/GetContact":     {"id": "contact"},
-	"/switchboard.v1.ContactService/UpdateContact":  {"id": "contact"},
-	"/switchboard.v1.ContactService/DeleteContact":  {"id": "contact"},
-	"/switchboard.v1.KeyService/DeleteKey":          {"id": "key"},
+	"/switchboard.v1.CardLinkService/LinkCards":           {"card_id": "card", "to_card_id": "card"},
+	"/switchboard.v1.CardLinkService/ListCardLinks":       {"card_id": "card"},
+	"/switchboard.v1.CardLinkService/UnlinkCards":         {"card_id": "card", "id": "card_link"},
+	"/switchboard.v1.ContactService/GetContact":           {"id": "contact"},
+	"/switchboard.v1.ContactService/UpdateContact":        {"id": "contact"},
+	"/switchboard.v1.ContactService/DeleteContact":        {"id": "contact"},
+	"/switchboard.v1.CalendarService/UpdateCalendarEvent": {"id": "calendar_event"},
+	"/switchboard.v1.CalendarService/DeleteCalendarEvent": {"id": "calendar_event"},
+	"/switchboard.v1.KeyService/DeleteKey":                {"id": "key"},
 	// A profile names a user or a team (shared below).
 	"/switchboard.v1.ProfileService/GetProfile":     {"user_id": "user"},
 	"/switchboard.v1.ProfileService/GetTeamProfile": {"id": "team"},
@@ -198,6 +200,7 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.ProjectService/AddProjectMember":         {"email": "nobody@example.com"},
 	"/switchboard.v1.ProjectService/AnswerProjectInvite":      {"action": "accept"},
 	"/switchboard.v1.ContactService/UpdateContact":            {"contact": map[string]any{"name": "Renamed"}},
+	"/switchboard.v1.CalendarService/UpdateCalendarEvent":     {"title": "Renamed"},
 	"/switchboard.v1.CapabilityService/CustomizeCapability":   {"customizations": map[string]any{"recipient": "Grace"}},
 	"/switchboard.v1.StoreService/UpdateStoreAgent":           {"agent": map[string]any{"description": "Changed"}},
 	"/switchboard.v1.StoreService/RateStoreExecution":         {"rating": 5},
@@ -448,6 +451,8 @@ func makeRows(t *testing.T, s *servertest.Server, a, provider *servertest.Accoun
 	rows["project_invite"], _ = created(a.Session.Do(http.MethodPost, "/api/projects/"+rows["project"]+"/invite",
 		map[string]any{"email": "owner@example.com"}), "invite")["id"].(string)
 	rows["document"], _ = created(a.Session.Do(http.MethodPost, "/api/documents", map[string]any{"title": "Bob's notes", "content": "private"}), "document")["id"].(string)
+	rows["calendar_event"], _ = created(a.Session.Do(http.MethodPost, "/api/calendar/events", map[string]any{"title": "Bob's meeting",
+		"startsAt": "2030-01-01T10:00:00Z", "endsAt": "2030-01-01T11:00:00Z"}), "event")["id"].(string)
 	keys := a.Session.Do(http.MethodGet, "/api/v2/keys", nil).JSON(t)["keys"].([]any)
 	rows["key"], _ = keys[0].(map[string]any)["id"].(string)
 	// A request from a peer, as the handshake records it (the handshake

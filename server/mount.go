@@ -33,6 +33,8 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewActivityServiceHandler, switchboardv1.RegisterActivityServiceHandlerServer)(s.activity, s.activity),
 		serve(switchboardv1connect.NewSharedChatServiceHandler, switchboardv1.RegisterSharedChatServiceHandlerServer)(s.chat, s.chat),
 		serve(switchboardv1connect.NewContactServiceHandler, switchboardv1.RegisterContactServiceHandlerServer)(s.contacts, s.contacts),
+		serve(switchboardv1connect.NewCalendarServiceHandler, switchboardv1.RegisterCalendarServiceHandlerServer)(s.calendar, s.calendar),
+		serve(switchboardv1connect.NewNowServiceHandler, switchboardv1.RegisterNowServiceHandlerServer)(s.now, s.now),
 		serve(switchboardv1connect.NewDocumentServiceHandler, switchboardv1.RegisterDocumentServiceHandlerServer)(s.docs, s.docs),
 		serve(switchboardv1connect.NewTeamServiceHandler, switchboardv1.RegisterTeamServiceHandlerServer)(s.teams, s.teams),
 		serve(switchboardv1connect.NewProjectServiceHandler, switchboardv1.RegisterProjectServiceHandlerServer)(s.projects, s.projects),

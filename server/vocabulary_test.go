@@ -29,6 +29,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -280,6 +281,7 @@ func TestVocabularyEntEnums(t *testing.T) {
 		"capability_packs":    {entEnum(capabilitypack.CreatedByValidator), entEnum(capabilitypack.TextByValidator)},
 		"capability_installs": {entEnum(capabilityinstall.CreatedByValidator), entEnum(capabilityinstall.TextByValidator)},
 		"documents":           {entEnum(document.CreatedByValidator), entEnum(document.TextByValidator)},
+		"calendar_events":     {entEnum(calendarevent.CreatedByValidator), entEnum(calendarevent.TextByValidator)},
 	} {
 		cases = append(cases, struct {
 			column, vocab string

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/assistant/prompt"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/calendar"
 	"github.com/switchboard-hq/switchboard/server/capabilities"
 	"github.com/switchboard-hq/switchboard/server/capgate"
 	"github.com/switchboard-hq/switchboard/server/chat"
@@ -70,6 +71,8 @@ type services struct {
 	caps     *capabilities.Service
 	chat     *chat.Service
 	contacts *contacts.Service
+	calendar *calendar.Service
+	now      *calendar.Now
 	docs     *documents.Service
 	events   *events.Service
 	kanban   *kanban.Service
@@ -267,6 +270,8 @@ func (h *house) buildServices(*App) error {
 	s.accounts = &accounts.Service{DB: cfg.DB, Now: cfg.now, BcryptCost: cfg.BcryptCost}
 	s.activity = &activity.Service{DB: cfg.DB.Client}
 	s.contacts = &contacts.Service{DB: cfg.DB, Now: cfg.now}
+	s.calendar = &calendar.Service{DB: cfg.DB, Now: cfg.now}
+	s.now = &calendar.Now{DB: cfg.DB, Now: cfg.now}
 	s.docs = &documents.Service{DB: cfg.DB, Now: cfg.now}
 	s.events = &events.Service{Bus: h.bus}
 	s.kanban = &kanban.Service{DB: cfg.DB, Now: cfg.now}
@@ -321,6 +326,7 @@ func (h *house) buildDoors(app *App) error {
 			Queue: s.queue, Contacts: s.contacts, Kanban: s.kanban, Settings: s.settings,
 			Activity: s.activity, Chat: s.chat, Store: s.store, Review: s.review,
 			Executions: s.execs, Capabilities: s.caps, Network: s.network, Relays: s.relays, Teams: s.teams,
+			Now: s.now, Calendar: s.calendar,
 		},
 		Table: h.table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
 		Charge: h.gate.Charge, OpenStream: h.gate.OpenStream, OpenSession: h.gate.OpenMCPSession, Now: cfg.now,

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/calendar"
 	"github.com/switchboard-hq/switchboard/server/settings"
 )
 
@@ -163,12 +164,24 @@ func (h *Handoff) GetMainHandoff(ctx context.Context, _ *switchboardv1.GetMainHa
 	if err != nil {
 		return nil, err
 	}
+	// RULINGS "The proactive layer", Details: events under way or starting
+	// within 24 hours.
+	events, err := calendar.Upcoming(ctx, h.DB.Client, p.UserID, now, calendarWithin)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range events {
+		res.Calendar = append(res.Calendar, &switchboardv1.HandoffEvent{Id: ev.ID, Title: ev.Title, Start: timestamppb.New(ev.StartsAt)})
+	}
 	for _, c := range cards {
 		res.Priorities.CardsDue = append(res.Priorities.CardsDue, &switchboardv1.HandoffCard{
 			Id: c.ID, Title: c.Title, Status: string(c.Status), Priority: string(c.Priority), DueDate: timestamppb.New(*c.DueDate)})
 	}
 	return res, nil
 }
+
+// calendarWithin is how far ahead main-handoff's calendar looks.
+const calendarWithin = 24 * time.Hour
 
 // byUrgency orders items by priority, most urgent first, then oldest first
 // (the query's order, kept by a stable sort).

@@ -20,7 +20,8 @@ import (
 
 // surfaces are entity_resolve's, in document 2's order. Those whose system
 // does not exist yet answer [] (docs/decisions.md "MCP"); events are the
-// notifications the operator network delivered; team_members the members of
+// operator's calendar events and the notifications the operator network
+// delivered; team_members the members of
 // the caller's teams.
 var surfaces = []string{"contacts", "connections", "cards", "events", "emails", "relays", "team_members"}
 
@@ -82,7 +83,7 @@ func entityTool(s *Server) *tool {
 	most := 1000
 	return &tool{
 		name: "entity_resolve", title: "Resolve an entity", readOnly: true,
-		description: "Finds what a name refers to across the operator's surfaces (contacts, connections, cards, events: the notifications connections sent, relays), best match first; team_members are the members of the operator's teams. A surface the key has no scope for, or that does not exist yet (emails), answers [].",
+		description: "Finds what a name refers to across the operator's surfaces (contacts, connections, cards, events: calendar events and the notifications connections sent, relays), best match first; team_members are the members of the operator's teams. A surface the key has no scope for, or that does not exist yet (emails), answers [].",
 		input: object([]string{"query"}, map[string]*jsonschema.Schema{
 			"query":    {Type: "string", MaxLength: &most, Description: "the name or words to resolve"},
 			"surfaces": {Type: "array", Items: &jsonschema.Schema{Type: "string", Enum: surfaceEnum}, Description: "where to look; all when absent"},
@@ -131,9 +132,18 @@ func entityTool(s *Server) *tool {
 					}
 				// The notification list is the operator's (no key scope of its
 				// own): its events are the network's, so they need its scope.
-				case surface == "events" && s.cfg.Network != nil && may(c.NetworkServiceListActiveConnectionsProcedure):
-					if found, err = s.resolveEvents(ctx, a.Query); err != nil {
+				case surface == "events":
+					// The operator's calendar events (RULINGS "The proactive
+					// layer"), then the notifications the network delivered.
+					if found, err = s.resolveCalendar(ctx, p.UserID, a.Query); err != nil {
 						return nil, err
+					}
+					if s.cfg.Network != nil && may(c.NetworkServiceListActiveConnectionsProcedure) {
+						more, err := s.resolveEvents(ctx, a.Query)
+						if err != nil {
+							return nil, err
+						}
+						found = append(found, more...)
 					}
 				case surface == "team_members" && s.cfg.Teams != nil && may(c.TeamServiceGetTeamProcedure):
 					if found, err = s.resolveTeamMembers(ctx, a.Query); err != nil {
@@ -306,6 +316,25 @@ func texts(out []string, v *structpb.Value) []string {
 		}
 	}
 	return out
+}
+
+// resolveCalendar finds the operator's calendar events by title, location
+// or attendee, the title the label.
+func (s *Server) resolveCalendar(ctx context.Context, userID, query string) ([]match, error) {
+	if s.cfg.Calendar == nil {
+		return nil, nil
+	}
+	events, err := s.cfg.Calendar.Matching(ctx, userID, query)
+	if err != nil {
+		return nil, err
+	}
+	var found []match
+	for _, ev := range events {
+		if found, err = appendMatch(found, ev.GetId(), ev.GetTitle(), query, ev); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
 }
 
 // resolveEvents finds the notifications connections sent the operator by

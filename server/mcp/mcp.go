@@ -28,6 +28,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -61,6 +62,15 @@ type Services struct {
 	Relays       Relays
 	// Teams answers entity_resolve's team_members (groups.Service).
 	Teams switchboardv1connect.TeamServiceHandler
+	// Now is the Now order briefing_get lists what awaits approval in.
+	Now switchboardv1connect.NowServiceHandler
+	// Calendar answers entity_resolve's calendar events (calendar.Service).
+	Calendar Calendar
+}
+
+// Calendar finds an account's calendar events by words.
+type Calendar interface {
+	Matching(ctx context.Context, userID, query string) ([]*switchboardv1.CalendarEvent, error)
 }
 
 // Config is what the door needs.

@@ -67,6 +67,17 @@ type briefing struct {
 	CardsDueSoon     []json.RawMessage `json:"cardsDueSoon"`
 	PendingReviews   []json.RawMessage `json:"pendingReviews"`
 	NewChat          []json.RawMessage `json:"newChat"`
+	// Boosts say why items of awaitingApproval rank above their priority
+	// (the Now order's calendar correlation).
+	Boosts []briefingBoost `json:"boosts"`
+}
+
+// briefingBoost is one boost of an item awaiting approval.
+type briefingBoost struct {
+	ItemID  string `json:"itemId"`
+	Points  int32  `json:"points"`
+	Reason  string `json:"reason"`
+	EventID string `json:"eventId"`
 }
 
 type briefingCounts struct {
@@ -99,6 +110,9 @@ func briefingSchema() *jsonschema.Schema {
 			"cardsDueSoon":     list((&switchboardv1.KanbanCard{}).ProtoReflect().Descriptor()),
 			"pendingReviews":   list((&switchboardv1.ListedStoreExecution{}).ProtoReflect().Descriptor()),
 			"newChat":          list((&switchboardv1.ChatMessage{}).ProtoReflect().Descriptor()),
+			"boosts": {Type: "array", Items: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+				"itemId": {Type: "string"}, "points": {Type: "integer"}, "reason": {Type: "string"}, "eventId": {Type: "string"},
+			}}},
 		},
 	}
 	s.Defs = defs
@@ -112,7 +126,7 @@ func briefingTool(s *Server) *tool {
 	return &tool{
 		name: "briefing_get", title: "Get the briefing", readOnly: true,
 		description: "What needs the operator now: items awaiting approval, urgent and in-progress items, cards due within 48 hours, store results waiting for review and chat since the last briefing; counts first, then the items.",
-		calls: []string{c.QueueServiceListQueueItemsProcedure, c.KanbanServiceListCardsProcedure,
+		calls: []string{c.QueueServiceListQueueItemsProcedure, c.NowServiceGetNowProcedure, c.KanbanServiceListCardsProcedure,
 			c.SharedChatServiceListMessagesProcedure},
 		input:        object(nil, nil),
 		outputSchema: briefingSchema(),
@@ -134,8 +148,23 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 		return renderAll(res.GetData().GetItems(), nil)
 	}
 	var err error
-	if b.AwaitingApproval, err = items(string(vocab.QueueStatusPendingConfirmation), ""); err != nil {
+	// What awaits approval, in the Now order (server/calendar), the one the
+	// dashboard's Now view shows.
+	waiting, err := input.Call(ctx, sv.Now.GetNow, &switchboardv1.GetNowRequest{Limit: 100})
+	if err != nil {
 		return nil, err
+	}
+	b.AwaitingApproval, b.Boosts = []json.RawMessage{}, []briefingBoost{}
+	for _, e := range waiting.GetItems() {
+		row, err := render.AppendREST(nil, e.GetItem())
+		if err != nil {
+			return nil, err
+		}
+		b.AwaitingApproval = append(b.AwaitingApproval, row)
+		for _, boost := range e.GetBoosts() {
+			b.Boosts = append(b.Boosts, briefingBoost{ItemID: e.GetItem().GetId(), Points: boost.GetPoints(),
+				Reason: boost.GetReason(), EventID: boost.GetEventId()})
+		}
 	}
 	if b.InProgress, err = items(string(vocab.QueueStatusInProgress), ""); err != nil {
 		return nil, err

@@ -1183,6 +1183,35 @@ for (const viewport of [wide, narrow]) {
   });
 }
 
+test("Now's day strip shows today's events; an item naming one starting within the hour is marked with the reason", async () => {
+  // The page's clock runs again (earlier tests resumed it): the strip's day is today's.
+  const start = new Date(Date.now() + 30 * 60_000);
+  const end = new Date(start.getTime() + 30 * 60_000);
+  const ev = await H.rest(server.base, "POST", "/api/calendar/events", {
+    cookie: agent.cookie,
+    body: { title: "Zeppelin budget review", startsAt: start.toISOString(), endsAt: end.toISOString(), location: "Hangar 2" },
+  });
+  assert.equal(ev.status, 201, ev.text);
+  const related = await createItem("Draft the zeppelin memo", { priority: "urgent" });
+  const plain = await createItem("Sweep the hangar floor", { priority: "urgent" });
+  await page.goto("/#/now");
+  const strip = page.locator('section[aria-labelledby="now-today"]');
+  const event = strip.locator(`li.calendar-event[data-event-id="${ev.json.event.id}"]`);
+  await event.waitFor({ timeout: H.deadline });
+  assert.match(await event.textContent(), /Zeppelin budget review · Hangar 2/);
+  await H.until(async () => (await event.getAttribute("class")).includes("correlated"), "the event is marked as related");
+  assert.match(await event.locator(".event-items").textContent(), /Draft the zeppelin memo/);
+  const entry = page.locator(`.now-entry[data-now-item="${related.id}"]`);
+  await entry.waitFor({ timeout: H.deadline });
+  assert.ok((await entry.getAttribute("class")).includes("correlated"));
+  assert.match(await entry.locator(".now-boost").textContent(), /^\+25: "Zeppelin budget review" starts in \d+ minutes \(zeppelin\)$/);
+  assert.equal(await page.locator(`.now-entry[data-now-item="${plain.id}"] .now-boost`).count(), 0);
+  // The boost lifts the item above the other urgent one, newer though that is.
+  const order = await pendingList().evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
+  assert.ok(order.indexOf(related.id) < order.indexOf(plain.id), `order ${order}`);
+  for (const id of [related.id, plain.id]) assert.equal((await api("DELETE", `/api/v2/queue/${id}`)).status, 200);
+});
+
 test("a session ended elsewhere brings back the login page, which says so", async () => {
   await page.goto("/#/now");
   await page.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: H.deadline });

@@ -6,6 +6,7 @@ import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/prot
 
 import { AccountService } from "./gen/switchboard/v1/accounts_pb";
 import { AssistantChatService, AssistantService } from "./gen/switchboard/v1/assistant_pb";
+import { CalendarService, NowService } from "./gen/switchboard/v1/calendar_pb";
 import { CapabilityService } from "./gen/switchboard/v1/capabilities_pb";
 import { EventService, SharedChatService } from "./gen/switchboard/v1/chat_pb";
 import { ContactService } from "./gen/switchboard/v1/contacts_pb";
@@ -44,6 +45,7 @@ export const api = {
   accounts: createClient(AccountService, transport),
   assistant: createClient(AssistantService, transport),
   assistantChat: createClient(AssistantChatService, transport),
+  calendar: createClient(CalendarService, transport),
   capabilities: createClient(CapabilityService, transport),
   chat: createClient(SharedChatService, transport),
   events: createClient(EventService, transport),
@@ -61,6 +63,7 @@ export const api = {
   network: createClient(NetworkService, transport),
   networkExchange: createClient(NetworkExchangeService, transport),
   networkRelay: createClient(NetworkRelayService, transport),
+  now: createClient(NowService, transport),
   profiles: createClient(ProfileService, transport),
   projects: createClient(ProjectService, transport),
   queue: createClient(QueueService, transport),

@@ -1,5 +1,7 @@
-// Now: what waits for the operator. Items pending confirmation (urgent first,
-// then high, medium, low; newest first within each) with Approve / Reject, and
+// Now: what waits for the operator. Today's calendar events (a day strip, each
+// marked when waiting items relate to it); items pending confirmation in the
+// server's Now order (priority, +25 for an event within the hour, newest
+// first; the boost's reason shown) with Approve / Reject, and
 // the cards whose queue work waits for review (the pending-review badge), and
 // the notifications people on other instances sent (unread first, each with
 // "Mark read"), shown only while there are any.
@@ -7,46 +9,96 @@ import { api, isNetworkOff } from "../api";
 import { h, replace } from "../dom";
 import type { Notification } from "../gen/switchboard/v1/network_exchange_pb";
 import type { KanbanCard } from "../gen/switchboard/v1/kanban_pb";
-import type { QueueItem } from "../gen/switchboard/v1/queue_pb";
+import type { NowEntry } from "../gen/switchboard/v1/calendar_pb";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { onRefresh } from "../refresh";
-import { Region, act, chip, emptyState, pageOf, pager, priorities, timeOf, toast, type Page, type View } from "../ui";
+import { Region, act, chip, emptyState, pageOf, pager, timeOf, toast, type Page, type View } from "../ui";
 import { termLabel } from "../vocabulary";
 import { queueItemRow } from "./queueItem";
-import { QueueStatus } from "../gen/vocabulary_terms";
 
 const pageSize = 10;
 // The spec's fallback: the now panel polls every 60 seconds.
 const pollMillis = 60_000;
 
-// pendingPage reads one page of the pending items in priority order. The list
-// RPC orders by creation only, so the page is stitched from one filtered list
-// per priority: first their totals, then the slices the page covers.
-async function pendingPage(offset: number, limit: number): Promise<{ items: QueueItem[]; page: Page }> {
-  const status = QueueStatus.PendingConfirmation;
-  const totals = await Promise.all(
-    priorities.map(async (priority) => {
-      const res = await api.queue.listQueueItems({ status, priority, limit: 1, offset: 0 });
-      return res.data?.pagination?.total ?? 0;
-    }),
+// pendingPage reads one page of the pending items in the server's Now order
+// (GET /api/now: priority rank, +25 for an item that names an event starting
+// within the hour, then newest first), each with the reasons of its boosts.
+async function pendingPage(offset: number, limit: number): Promise<{ entries: NowEntry[]; page: Page }> {
+  const res = await api.now.getNow({ offset, limit });
+  const total = res.pagination?.total ?? 0;
+  return { entries: res.items, page: { offset, limit, total, hasMore: offset + limit < total } };
+}
+
+// nowEntryRow is a pending item, marked with the calendar boost's reason when
+// it has one.
+function nowEntryRow(e: NowEntry): HTMLElement | null {
+  if (!e.item) return null;
+  const boosted = e.boosts.length > 0;
+  return h(
+    "div",
+    { class: boosted ? "now-entry correlated" : "now-entry", "data-now-item": e.item.id },
+    queueItemRow(e.item, { move: false }),
+    boosted && h("p", { class: "now-boost", "data-boost-event": e.boosts[0].eventId }, e.boosts.map((b) => b.reason).join("; ")),
   );
-  const total = totals.reduce((a, b) => a + b, 0);
-  const slices: Promise<QueueItem[]>[] = [];
-  let start = 0;
-  priorities.forEach((priority, i) => {
-    const end = start + totals[i];
-    const from = Math.max(offset, start);
-    const to = Math.min(offset + limit, end);
-    if (from < to) {
-      slices.push(
-        api.queue
-          .listQueueItems({ status, priority, offset: from - start, limit: to - from })
-          .then((res) => res.data?.items ?? []),
+}
+
+// dayStrip is today's calendar events (the local day), in order, each marked
+// when items awaiting approval correlate with it (the Now order's boosts),
+// with their titles. Hidden while there are none today.
+function dayStrip(): { el: HTMLElement; load: () => Promise<void> } {
+  const body = h("div", { class: "region", "aria-label": "Today's calendar" });
+  const el = h(
+    "section",
+    { class: "panel day-strip", "aria-labelledby": "now-today", hidden: true },
+    h("h2", { id: "now-today" }, "Today"),
+    body,
+  );
+  let seq = 0;
+  const load = async (): Promise<void> => {
+    const my = ++seq;
+    const from = new Date();
+    from.setHours(0, 0, 0, 0);
+    const to = new Date(from);
+    to.setDate(to.getDate() + 1);
+    try {
+      const [events, now] = await Promise.all([
+        api.calendar.listCalendarEvents({ from: timestampFromDate(from), to: timestampFromDate(to), limit: 100 }),
+        api.now.getNow({ limit: 100 }),
+      ]);
+      if (my !== seq) return;
+      const correlated = new Map<string, string[]>();
+      for (const e of now.items) {
+        for (const b of e.boosts) {
+          correlated.set(b.eventId, [...(correlated.get(b.eventId) ?? []), e.item?.title ?? ""]);
+        }
+      }
+      el.hidden = events.events.length === 0;
+      replace(
+        body,
+        h(
+          "ol",
+          { class: "day-strip-events", "aria-label": "Today's events" },
+          events.events.map((ev) => {
+            const items = correlated.get(ev.id);
+            return h(
+              "li",
+              { class: items ? "calendar-event correlated" : "calendar-event", "data-event-id": ev.id },
+              timeOf(ev.startsAt),
+              " ",
+              h("span", { class: "event-title" }, ev.title),
+              ev.location ? h("span", { class: "muted" }, ` · ${ev.location}`) : null,
+              items ? h("div", { class: "event-items" }, `Related: ${items.join(", ")}`) : null,
+            );
+          }),
+        ),
       );
+    } catch {
+      if (my !== seq) return;
+      el.hidden = false;
+      replace(body, h("p", { class: "muted" }, "Today's calendar could not be read just now."));
     }
-    start = end;
-  });
-  const items = (await Promise.all(slices)).flat();
-  return { items, page: { offset, limit, total, hasMore: offset + limit < total } };
+  };
+  return { el, load };
 }
 
 // pendingReviewCards pages through the board for cards with an unchecked
@@ -149,10 +201,10 @@ export function nowView(): View {
 
   const loadPending = () =>
     pending.load(async () => {
-      const { items, page } = await pendingPage(pendingOffset, pageSize);
+      const { entries, page } = await pendingPage(pendingOffset, pageSize);
       pendingCount.hidden = page.total === 0;
       pendingCount.textContent = String(page.total);
-      if (items.length === 0 && page.offset > 0) {
+      if (entries.length === 0 && page.offset > 0) {
         pendingOffset = Math.max(0, page.offset - pageSize);
         queueMicrotask(loadPending);
       }
@@ -161,7 +213,7 @@ export function nowView(): View {
         h(
           "div",
           { class: "items" },
-          items.map((it) => queueItemRow(it, { move: false })),
+          entries.map(nowEntryRow),
         ),
         pager(page, (o) => {
           pendingOffset = o;
@@ -203,17 +255,20 @@ export function nowView(): View {
     });
 
   const notifications = notificationsPanel();
+  const strip = dayStrip();
 
   const refresh = () => {
     void loadPending();
     void loadReview();
     void notifications.load();
+    void strip.load();
   };
 
   const el = h(
     "div",
     { class: "view now" },
     h("h1", null, "Now"),
+    strip.el,
     h(
       "section",
       { class: "panel", "aria-labelledby": "now-pending" },
