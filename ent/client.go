@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -96,6 +97,8 @@ type Client struct {
 	AgentQualitySignal *AgentQualitySignalClient
 	// AssistantMessage is the client for interacting with the AssistantMessage builders.
 	AssistantMessage *AssistantMessageClient
+	// CalendarEvent is the client for interacting with the CalendarEvent builders.
+	CalendarEvent *CalendarEventClient
 	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
 	CapabilityInstall *CapabilityInstallClient
 	// CapabilityPack is the client for interacting with the CapabilityPack builders.
@@ -226,6 +229,7 @@ func (c *Client) init() {
 	c.ActivityEntry = NewActivityEntryClient(c.config)
 	c.AgentQualitySignal = NewAgentQualitySignalClient(c.config)
 	c.AssistantMessage = NewAssistantMessageClient(c.config)
+	c.CalendarEvent = NewCalendarEventClient(c.config)
 	c.CapabilityInstall = NewCapabilityInstallClient(c.config)
 	c.CapabilityPack = NewCapabilityPackClient(c.config)
 	c.Card = NewCardClient(c.config)
@@ -380,6 +384,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ActivityEntry:        NewActivityEntryClient(cfg),
 		AgentQualitySignal:   NewAgentQualitySignalClient(cfg),
 		AssistantMessage:     NewAssistantMessageClient(cfg),
+		CalendarEvent:        NewCalendarEventClient(cfg),
 		CapabilityInstall:    NewCapabilityInstallClient(cfg),
 		CapabilityPack:       NewCapabilityPackClient(cfg),
 		Card:                 NewCardClient(cfg),
@@ -461,6 +466,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ActivityEntry:        NewActivityEntryClient(cfg),
 		AgentQualitySignal:   NewAgentQualitySignalClient(cfg),
 		AssistantMessage:     NewAssistantMessageClient(cfg),
+		CalendarEvent:        NewCalendarEventClient(cfg),
 		CapabilityInstall:    NewCapabilityInstallClient(cfg),
 		CapabilityPack:       NewCapabilityPackClient(cfg),
 		Card:                 NewCardClient(cfg),
@@ -548,16 +554,16 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
-		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.CardLink,
-		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract,
-		c.ContractAmendment, c.ContractEntry, c.ContractReview, c.DeveloperKey,
-		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
-		c.FederationMembership, c.IdempotencyRecord, c.InboundDelivery,
-		c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication, c.LedgerEntry,
-		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
-		c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun, c.Project,
-		c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
-		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.CalendarEvent, c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact,
+		c.CardLink, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
+		c.Contract, c.ContractAmendment, c.ContractEntry, c.ContractReview,
+		c.DeveloperKey, c.Document, c.Execution, c.FederationAuditLog,
+		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord,
+		c.InboundDelivery, c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication,
+		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
+		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
+		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
+		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
 		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
 		c.WebhookDelivery, c.WorkPattern,
@@ -571,16 +577,16 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
-		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.CardLink,
-		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract,
-		c.ContractAmendment, c.ContractEntry, c.ContractReview, c.DeveloperKey,
-		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
-		c.FederationMembership, c.IdempotencyRecord, c.InboundDelivery,
-		c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication, c.LedgerEntry,
-		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
-		c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun, c.Project,
-		c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
-		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.CalendarEvent, c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact,
+		c.CardLink, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
+		c.Contract, c.ContractAmendment, c.ContractEntry, c.ContractReview,
+		c.DeveloperKey, c.Document, c.Execution, c.FederationAuditLog,
+		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord,
+		c.InboundDelivery, c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication,
+		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
+		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
+		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
+		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
 		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
 		c.WebhookDelivery, c.WorkPattern,
@@ -602,6 +608,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AgentQualitySignal.mutate(ctx, m)
 	case *AssistantMessageMutation:
 		return c.AssistantMessage.mutate(ctx, m)
+	case *CalendarEventMutation:
+		return c.CalendarEvent.mutate(ctx, m)
 	case *CapabilityInstallMutation:
 		return c.CapabilityInstall.mutate(ctx, m)
 	case *CapabilityPackMutation:
@@ -1479,6 +1487,155 @@ func (c *AssistantMessageClient) mutate(ctx context.Context, m *AssistantMessage
 		return (&AssistantMessageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AssistantMessage mutation op: %q", m.Op())
+	}
+}
+
+// CalendarEventClient is a client for the CalendarEvent schema.
+type CalendarEventClient struct {
+	config
+}
+
+// NewCalendarEventClient returns a client for the CalendarEvent from the given config.
+func NewCalendarEventClient(c config) *CalendarEventClient {
+	return &CalendarEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `calendarevent.Hooks(f(g(h())))`.
+func (c *CalendarEventClient) Use(hooks ...Hook) {
+	c.hooks.CalendarEvent = append(c.hooks.CalendarEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `calendarevent.Intercept(f(g(h())))`.
+func (c *CalendarEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CalendarEvent = append(c.inters.CalendarEvent, interceptors...)
+}
+
+// Create returns a builder for creating a CalendarEvent entity.
+func (c *CalendarEventClient) Create() *CalendarEventCreate {
+	mutation := newCalendarEventMutation(c.config, OpCreate)
+	return &CalendarEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CalendarEvent entities.
+func (c *CalendarEventClient) CreateBulk(builders ...*CalendarEventCreate) *CalendarEventCreateBulk {
+	return &CalendarEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CalendarEventClient) MapCreateBulk(slice any, setFunc func(*CalendarEventCreate, int)) *CalendarEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CalendarEventCreateBulk{err: fmt.Errorf("calling to CalendarEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CalendarEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CalendarEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CalendarEvent.
+func (c *CalendarEventClient) Update() *CalendarEventUpdate {
+	mutation := newCalendarEventMutation(c.config, OpUpdate)
+	return &CalendarEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CalendarEventClient) UpdateOne(_m *CalendarEvent) *CalendarEventUpdateOne {
+	mutation := newCalendarEventMutation(c.config, OpUpdateOne, withCalendarEvent(_m))
+	return &CalendarEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CalendarEventClient) UpdateOneID(id string) *CalendarEventUpdateOne {
+	mutation := newCalendarEventMutation(c.config, OpUpdateOne, withCalendarEventID(id))
+	return &CalendarEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CalendarEvent.
+func (c *CalendarEventClient) Delete() *CalendarEventDelete {
+	mutation := newCalendarEventMutation(c.config, OpDelete)
+	return &CalendarEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CalendarEventClient) DeleteOne(_m *CalendarEvent) *CalendarEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CalendarEventClient) DeleteOneID(id string) *CalendarEventDeleteOne {
+	builder := c.Delete().Where(calendarevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CalendarEventDeleteOne{builder}
+}
+
+// Query returns a query builder for CalendarEvent.
+func (c *CalendarEventClient) Query() *CalendarEventQuery {
+	return &CalendarEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCalendarEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CalendarEvent entity by its id.
+func (c *CalendarEventClient) Get(ctx context.Context, id string) (*CalendarEvent, error) {
+	return c.Query().Where(calendarevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CalendarEventClient) GetX(ctx context.Context, id string) *CalendarEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a CalendarEvent.
+func (c *CalendarEventClient) QueryUser(_m *CalendarEvent) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(calendarevent.Table, calendarevent.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, calendarevent.UserTable, calendarevent.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CalendarEventClient) Hooks() []Hook {
+	return c.hooks.CalendarEvent
+}
+
+// Interceptors returns the client interceptors.
+func (c *CalendarEventClient) Interceptors() []Interceptor {
+	return c.inters.CalendarEvent
+}
+
+func (c *CalendarEventClient) mutate(ctx context.Context, m *CalendarEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CalendarEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CalendarEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CalendarEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CalendarEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CalendarEvent mutation op: %q", m.Op())
 	}
 }
 
@@ -10287,6 +10444,22 @@ func (c *UserClient) QueryProviderCapabilities(_m *User) *ProviderCapabilityQuer
 	return query
 }
 
+// QueryCalendarEvents queries the calendar_events edge of a User.
+func (c *UserClient) QueryCalendarEvents(_m *User) *CalendarEventQuery {
+	query := (&CalendarEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(calendarevent.Table, calendarevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.CalendarEventsTable, user.CalendarEventsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -10763,8 +10936,8 @@ func (c *WorkPatternClient) mutate(ctx context.Context, m *WorkPatternMutation) 
 type (
 	hooks struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
-		CapabilityInstall, CapabilityPack, Card, CardContact, CardLink, ChatMessage,
-		ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
+		CalendarEvent, CapabilityInstall, CapabilityPack, Card, CardContact, CardLink,
+		ChatMessage, ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
 		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, InboundDelivery, InboundReceipt, InboundWebhook, Job,
@@ -10777,8 +10950,8 @@ type (
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
-		CapabilityInstall, CapabilityPack, Card, CardContact, CardLink, ChatMessage,
-		ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
+		CalendarEvent, CapabilityInstall, CapabilityPack, Card, CardContact, CardLink,
+		ChatMessage, ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
 		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, InboundDelivery, InboundReceipt, InboundWebhook, Job,

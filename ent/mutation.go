@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -92,6 +93,7 @@ const (
 	TypeActivityEntry        = "ActivityEntry"
 	TypeAgentQualitySignal   = "AgentQualitySignal"
 	TypeAssistantMessage     = "AssistantMessage"
+	TypeCalendarEvent        = "CalendarEvent"
 	TypeCapabilityInstall    = "CapabilityInstall"
 	TypeCapabilityPack       = "CapabilityPack"
 	TypeCard                 = "Card"
@@ -4501,6 +4503,1135 @@ func (m *AssistantMessageMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown AssistantMessage edge %s", name)
+}
+
+// CalendarEventMutation represents an operation that mutates the CalendarEvent nodes in the graph.
+type CalendarEventMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	created_by      *calendarevent.CreatedBy
+	created_by_ref  *string
+	text_by         *calendarevent.TextBy
+	text_by_ref     *string
+	title           *string
+	starts_at       *time.Time
+	ends_at         *time.Time
+	location        *string
+	attendees       *[]schema.Attendee
+	appendattendees []schema.Attendee
+	external_id     *string
+	clearedFields   map[string]struct{}
+	user            *string
+	cleareduser     bool
+	done            bool
+	oldValue        func(context.Context) (*CalendarEvent, error)
+	predicates      []predicate.CalendarEvent
+}
+
+var _ ent.Mutation = (*CalendarEventMutation)(nil)
+
+// calendareventOption allows management of the mutation configuration using functional options.
+type calendareventOption func(*CalendarEventMutation)
+
+// newCalendarEventMutation creates new mutation for the CalendarEvent entity.
+func newCalendarEventMutation(c config, op Op, opts ...calendareventOption) *CalendarEventMutation {
+	m := &CalendarEventMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCalendarEvent,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCalendarEventID sets the ID field of the mutation.
+func withCalendarEventID(id string) calendareventOption {
+	return func(m *CalendarEventMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CalendarEvent
+		)
+		m.oldValue = func(ctx context.Context) (*CalendarEvent, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CalendarEvent.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCalendarEvent sets the old CalendarEvent of the mutation.
+func withCalendarEvent(node *CalendarEvent) calendareventOption {
+	return func(m *CalendarEventMutation) {
+		m.oldValue = func(context.Context) (*CalendarEvent, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CalendarEventMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CalendarEventMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CalendarEvent entities.
+func (m *CalendarEventMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CalendarEventMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CalendarEventMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CalendarEvent.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CalendarEventMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CalendarEventMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CalendarEventMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CalendarEventMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CalendarEventMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CalendarEventMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *CalendarEventMutation) SetCreatedBy(cb calendarevent.CreatedBy) {
+	m.created_by = &cb
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *CalendarEventMutation) CreatedBy() (r calendarevent.CreatedBy, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldCreatedBy(ctx context.Context) (v calendarevent.CreatedBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *CalendarEventMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (m *CalendarEventMutation) SetCreatedByRef(s string) {
+	m.created_by_ref = &s
+}
+
+// CreatedByRef returns the value of the "created_by_ref" field in the mutation.
+func (m *CalendarEventMutation) CreatedByRef() (r string, exists bool) {
+	v := m.created_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByRef returns the old "created_by_ref" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldCreatedByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByRef: %w", err)
+	}
+	return oldValue.CreatedByRef, nil
+}
+
+// ClearCreatedByRef clears the value of the "created_by_ref" field.
+func (m *CalendarEventMutation) ClearCreatedByRef() {
+	m.created_by_ref = nil
+	m.clearedFields[calendarevent.FieldCreatedByRef] = struct{}{}
+}
+
+// CreatedByRefCleared returns if the "created_by_ref" field was cleared in this mutation.
+func (m *CalendarEventMutation) CreatedByRefCleared() bool {
+	_, ok := m.clearedFields[calendarevent.FieldCreatedByRef]
+	return ok
+}
+
+// ResetCreatedByRef resets all changes to the "created_by_ref" field.
+func (m *CalendarEventMutation) ResetCreatedByRef() {
+	m.created_by_ref = nil
+	delete(m.clearedFields, calendarevent.FieldCreatedByRef)
+}
+
+// SetTextBy sets the "text_by" field.
+func (m *CalendarEventMutation) SetTextBy(cb calendarevent.TextBy) {
+	m.text_by = &cb
+}
+
+// TextBy returns the value of the "text_by" field in the mutation.
+func (m *CalendarEventMutation) TextBy() (r calendarevent.TextBy, exists bool) {
+	v := m.text_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextBy returns the old "text_by" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldTextBy(ctx context.Context) (v calendarevent.TextBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextBy: %w", err)
+	}
+	return oldValue.TextBy, nil
+}
+
+// ResetTextBy resets all changes to the "text_by" field.
+func (m *CalendarEventMutation) ResetTextBy() {
+	m.text_by = nil
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (m *CalendarEventMutation) SetTextByRef(s string) {
+	m.text_by_ref = &s
+}
+
+// TextByRef returns the value of the "text_by_ref" field in the mutation.
+func (m *CalendarEventMutation) TextByRef() (r string, exists bool) {
+	v := m.text_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextByRef returns the old "text_by_ref" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldTextByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextByRef: %w", err)
+	}
+	return oldValue.TextByRef, nil
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (m *CalendarEventMutation) ClearTextByRef() {
+	m.text_by_ref = nil
+	m.clearedFields[calendarevent.FieldTextByRef] = struct{}{}
+}
+
+// TextByRefCleared returns if the "text_by_ref" field was cleared in this mutation.
+func (m *CalendarEventMutation) TextByRefCleared() bool {
+	_, ok := m.clearedFields[calendarevent.FieldTextByRef]
+	return ok
+}
+
+// ResetTextByRef resets all changes to the "text_by_ref" field.
+func (m *CalendarEventMutation) ResetTextByRef() {
+	m.text_by_ref = nil
+	delete(m.clearedFields, calendarevent.FieldTextByRef)
+}
+
+// SetUserID sets the "user_id" field.
+func (m *CalendarEventMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *CalendarEventMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *CalendarEventMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *CalendarEventMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *CalendarEventMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldTitle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *CalendarEventMutation) ResetTitle() {
+	m.title = nil
+}
+
+// SetStartsAt sets the "starts_at" field.
+func (m *CalendarEventMutation) SetStartsAt(t time.Time) {
+	m.starts_at = &t
+}
+
+// StartsAt returns the value of the "starts_at" field in the mutation.
+func (m *CalendarEventMutation) StartsAt() (r time.Time, exists bool) {
+	v := m.starts_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartsAt returns the old "starts_at" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldStartsAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartsAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartsAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartsAt: %w", err)
+	}
+	return oldValue.StartsAt, nil
+}
+
+// ResetStartsAt resets all changes to the "starts_at" field.
+func (m *CalendarEventMutation) ResetStartsAt() {
+	m.starts_at = nil
+}
+
+// SetEndsAt sets the "ends_at" field.
+func (m *CalendarEventMutation) SetEndsAt(t time.Time) {
+	m.ends_at = &t
+}
+
+// EndsAt returns the value of the "ends_at" field in the mutation.
+func (m *CalendarEventMutation) EndsAt() (r time.Time, exists bool) {
+	v := m.ends_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndsAt returns the old "ends_at" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldEndsAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndsAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndsAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndsAt: %w", err)
+	}
+	return oldValue.EndsAt, nil
+}
+
+// ResetEndsAt resets all changes to the "ends_at" field.
+func (m *CalendarEventMutation) ResetEndsAt() {
+	m.ends_at = nil
+}
+
+// SetLocation sets the "location" field.
+func (m *CalendarEventMutation) SetLocation(s string) {
+	m.location = &s
+}
+
+// Location returns the value of the "location" field in the mutation.
+func (m *CalendarEventMutation) Location() (r string, exists bool) {
+	v := m.location
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLocation returns the old "location" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldLocation(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLocation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLocation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLocation: %w", err)
+	}
+	return oldValue.Location, nil
+}
+
+// ClearLocation clears the value of the "location" field.
+func (m *CalendarEventMutation) ClearLocation() {
+	m.location = nil
+	m.clearedFields[calendarevent.FieldLocation] = struct{}{}
+}
+
+// LocationCleared returns if the "location" field was cleared in this mutation.
+func (m *CalendarEventMutation) LocationCleared() bool {
+	_, ok := m.clearedFields[calendarevent.FieldLocation]
+	return ok
+}
+
+// ResetLocation resets all changes to the "location" field.
+func (m *CalendarEventMutation) ResetLocation() {
+	m.location = nil
+	delete(m.clearedFields, calendarevent.FieldLocation)
+}
+
+// SetAttendees sets the "attendees" field.
+func (m *CalendarEventMutation) SetAttendees(s []schema.Attendee) {
+	m.attendees = &s
+	m.appendattendees = nil
+}
+
+// Attendees returns the value of the "attendees" field in the mutation.
+func (m *CalendarEventMutation) Attendees() (r []schema.Attendee, exists bool) {
+	v := m.attendees
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttendees returns the old "attendees" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldAttendees(ctx context.Context) (v []schema.Attendee, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttendees is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttendees requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttendees: %w", err)
+	}
+	return oldValue.Attendees, nil
+}
+
+// AppendAttendees adds s to the "attendees" field.
+func (m *CalendarEventMutation) AppendAttendees(s []schema.Attendee) {
+	m.appendattendees = append(m.appendattendees, s...)
+}
+
+// AppendedAttendees returns the list of values that were appended to the "attendees" field in this mutation.
+func (m *CalendarEventMutation) AppendedAttendees() ([]schema.Attendee, bool) {
+	if len(m.appendattendees) == 0 {
+		return nil, false
+	}
+	return m.appendattendees, true
+}
+
+// ResetAttendees resets all changes to the "attendees" field.
+func (m *CalendarEventMutation) ResetAttendees() {
+	m.attendees = nil
+	m.appendattendees = nil
+}
+
+// SetExternalID sets the "external_id" field.
+func (m *CalendarEventMutation) SetExternalID(s string) {
+	m.external_id = &s
+}
+
+// ExternalID returns the value of the "external_id" field in the mutation.
+func (m *CalendarEventMutation) ExternalID() (r string, exists bool) {
+	v := m.external_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalID returns the old "external_id" field's value of the CalendarEvent entity.
+// If the CalendarEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarEventMutation) OldExternalID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalID: %w", err)
+	}
+	return oldValue.ExternalID, nil
+}
+
+// ClearExternalID clears the value of the "external_id" field.
+func (m *CalendarEventMutation) ClearExternalID() {
+	m.external_id = nil
+	m.clearedFields[calendarevent.FieldExternalID] = struct{}{}
+}
+
+// ExternalIDCleared returns if the "external_id" field was cleared in this mutation.
+func (m *CalendarEventMutation) ExternalIDCleared() bool {
+	_, ok := m.clearedFields[calendarevent.FieldExternalID]
+	return ok
+}
+
+// ResetExternalID resets all changes to the "external_id" field.
+func (m *CalendarEventMutation) ResetExternalID() {
+	m.external_id = nil
+	delete(m.clearedFields, calendarevent.FieldExternalID)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *CalendarEventMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[calendarevent.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *CalendarEventMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *CalendarEventMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *CalendarEventMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the CalendarEventMutation builder.
+func (m *CalendarEventMutation) Where(ps ...predicate.CalendarEvent) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CalendarEventMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CalendarEventMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CalendarEvent, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CalendarEventMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CalendarEventMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CalendarEvent).
+func (m *CalendarEventMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CalendarEventMutation) Fields() []string {
+	fields := make([]string, 0, 13)
+	if m.created_at != nil {
+		fields = append(fields, calendarevent.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, calendarevent.FieldUpdatedAt)
+	}
+	if m.created_by != nil {
+		fields = append(fields, calendarevent.FieldCreatedBy)
+	}
+	if m.created_by_ref != nil {
+		fields = append(fields, calendarevent.FieldCreatedByRef)
+	}
+	if m.text_by != nil {
+		fields = append(fields, calendarevent.FieldTextBy)
+	}
+	if m.text_by_ref != nil {
+		fields = append(fields, calendarevent.FieldTextByRef)
+	}
+	if m.user != nil {
+		fields = append(fields, calendarevent.FieldUserID)
+	}
+	if m.title != nil {
+		fields = append(fields, calendarevent.FieldTitle)
+	}
+	if m.starts_at != nil {
+		fields = append(fields, calendarevent.FieldStartsAt)
+	}
+	if m.ends_at != nil {
+		fields = append(fields, calendarevent.FieldEndsAt)
+	}
+	if m.location != nil {
+		fields = append(fields, calendarevent.FieldLocation)
+	}
+	if m.attendees != nil {
+		fields = append(fields, calendarevent.FieldAttendees)
+	}
+	if m.external_id != nil {
+		fields = append(fields, calendarevent.FieldExternalID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CalendarEventMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case calendarevent.FieldCreatedAt:
+		return m.CreatedAt()
+	case calendarevent.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case calendarevent.FieldCreatedBy:
+		return m.CreatedBy()
+	case calendarevent.FieldCreatedByRef:
+		return m.CreatedByRef()
+	case calendarevent.FieldTextBy:
+		return m.TextBy()
+	case calendarevent.FieldTextByRef:
+		return m.TextByRef()
+	case calendarevent.FieldUserID:
+		return m.UserID()
+	case calendarevent.FieldTitle:
+		return m.Title()
+	case calendarevent.FieldStartsAt:
+		return m.StartsAt()
+	case calendarevent.FieldEndsAt:
+		return m.EndsAt()
+	case calendarevent.FieldLocation:
+		return m.Location()
+	case calendarevent.FieldAttendees:
+		return m.Attendees()
+	case calendarevent.FieldExternalID:
+		return m.ExternalID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CalendarEventMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case calendarevent.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case calendarevent.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case calendarevent.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case calendarevent.FieldCreatedByRef:
+		return m.OldCreatedByRef(ctx)
+	case calendarevent.FieldTextBy:
+		return m.OldTextBy(ctx)
+	case calendarevent.FieldTextByRef:
+		return m.OldTextByRef(ctx)
+	case calendarevent.FieldUserID:
+		return m.OldUserID(ctx)
+	case calendarevent.FieldTitle:
+		return m.OldTitle(ctx)
+	case calendarevent.FieldStartsAt:
+		return m.OldStartsAt(ctx)
+	case calendarevent.FieldEndsAt:
+		return m.OldEndsAt(ctx)
+	case calendarevent.FieldLocation:
+		return m.OldLocation(ctx)
+	case calendarevent.FieldAttendees:
+		return m.OldAttendees(ctx)
+	case calendarevent.FieldExternalID:
+		return m.OldExternalID(ctx)
+	}
+	return nil, fmt.Errorf("unknown CalendarEvent field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CalendarEventMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case calendarevent.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case calendarevent.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case calendarevent.FieldCreatedBy:
+		v, ok := value.(calendarevent.CreatedBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case calendarevent.FieldCreatedByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByRef(v)
+		return nil
+	case calendarevent.FieldTextBy:
+		v, ok := value.(calendarevent.TextBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextBy(v)
+		return nil
+	case calendarevent.FieldTextByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextByRef(v)
+		return nil
+	case calendarevent.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case calendarevent.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case calendarevent.FieldStartsAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartsAt(v)
+		return nil
+	case calendarevent.FieldEndsAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndsAt(v)
+		return nil
+	case calendarevent.FieldLocation:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLocation(v)
+		return nil
+	case calendarevent.FieldAttendees:
+		v, ok := value.([]schema.Attendee)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttendees(v)
+		return nil
+	case calendarevent.FieldExternalID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CalendarEvent field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CalendarEventMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CalendarEventMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CalendarEventMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown CalendarEvent numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CalendarEventMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(calendarevent.FieldCreatedByRef) {
+		fields = append(fields, calendarevent.FieldCreatedByRef)
+	}
+	if m.FieldCleared(calendarevent.FieldTextByRef) {
+		fields = append(fields, calendarevent.FieldTextByRef)
+	}
+	if m.FieldCleared(calendarevent.FieldLocation) {
+		fields = append(fields, calendarevent.FieldLocation)
+	}
+	if m.FieldCleared(calendarevent.FieldExternalID) {
+		fields = append(fields, calendarevent.FieldExternalID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CalendarEventMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CalendarEventMutation) ClearField(name string) error {
+	switch name {
+	case calendarevent.FieldCreatedByRef:
+		m.ClearCreatedByRef()
+		return nil
+	case calendarevent.FieldTextByRef:
+		m.ClearTextByRef()
+		return nil
+	case calendarevent.FieldLocation:
+		m.ClearLocation()
+		return nil
+	case calendarevent.FieldExternalID:
+		m.ClearExternalID()
+		return nil
+	}
+	return fmt.Errorf("unknown CalendarEvent nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CalendarEventMutation) ResetField(name string) error {
+	switch name {
+	case calendarevent.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case calendarevent.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case calendarevent.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case calendarevent.FieldCreatedByRef:
+		m.ResetCreatedByRef()
+		return nil
+	case calendarevent.FieldTextBy:
+		m.ResetTextBy()
+		return nil
+	case calendarevent.FieldTextByRef:
+		m.ResetTextByRef()
+		return nil
+	case calendarevent.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case calendarevent.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case calendarevent.FieldStartsAt:
+		m.ResetStartsAt()
+		return nil
+	case calendarevent.FieldEndsAt:
+		m.ResetEndsAt()
+		return nil
+	case calendarevent.FieldLocation:
+		m.ResetLocation()
+		return nil
+	case calendarevent.FieldAttendees:
+		m.ResetAttendees()
+		return nil
+	case calendarevent.FieldExternalID:
+		m.ResetExternalID()
+		return nil
+	}
+	return fmt.Errorf("unknown CalendarEvent field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CalendarEventMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, calendarevent.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CalendarEventMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case calendarevent.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CalendarEventMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CalendarEventMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CalendarEventMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, calendarevent.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CalendarEventMutation) EdgeCleared(name string) bool {
+	switch name {
+	case calendarevent.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CalendarEventMutation) ClearEdge(name string) error {
+	switch name {
+	case calendarevent.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown CalendarEvent unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CalendarEventMutation) ResetEdge(name string) error {
+	switch name {
+	case calendarevent.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown CalendarEvent edge %s", name)
 }
 
 // CapabilityInstallMutation represents an operation that mutates the CapabilityInstall nodes in the graph.
@@ -74893,6 +76024,9 @@ type UserMutation struct {
 	provider_capabilities        map[string]struct{}
 	removedprovider_capabilities map[string]struct{}
 	clearedprovider_capabilities bool
+	calendar_events              map[string]struct{}
+	removedcalendar_events       map[string]struct{}
+	clearedcalendar_events       bool
 	done                         bool
 	oldValue                     func(context.Context) (*User, error)
 	predicates                   []predicate.User
@@ -77187,6 +78321,60 @@ func (m *UserMutation) ResetProviderCapabilities() {
 	m.removedprovider_capabilities = nil
 }
 
+// AddCalendarEventIDs adds the "calendar_events" edge to the CalendarEvent entity by ids.
+func (m *UserMutation) AddCalendarEventIDs(ids ...string) {
+	if m.calendar_events == nil {
+		m.calendar_events = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.calendar_events[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCalendarEvents clears the "calendar_events" edge to the CalendarEvent entity.
+func (m *UserMutation) ClearCalendarEvents() {
+	m.clearedcalendar_events = true
+}
+
+// CalendarEventsCleared reports if the "calendar_events" edge to the CalendarEvent entity was cleared.
+func (m *UserMutation) CalendarEventsCleared() bool {
+	return m.clearedcalendar_events
+}
+
+// RemoveCalendarEventIDs removes the "calendar_events" edge to the CalendarEvent entity by IDs.
+func (m *UserMutation) RemoveCalendarEventIDs(ids ...string) {
+	if m.removedcalendar_events == nil {
+		m.removedcalendar_events = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.calendar_events, ids[i])
+		m.removedcalendar_events[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCalendarEvents returns the removed IDs of the "calendar_events" edge to the CalendarEvent entity.
+func (m *UserMutation) RemovedCalendarEventsIDs() (ids []string) {
+	for id := range m.removedcalendar_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CalendarEventsIDs returns the "calendar_events" edge IDs in the mutation.
+func (m *UserMutation) CalendarEventsIDs() (ids []string) {
+	for id := range m.calendar_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCalendarEvents resets all changes to the "calendar_events" edge.
+func (m *UserMutation) ResetCalendarEvents() {
+	m.calendar_events = nil
+	m.clearedcalendar_events = false
+	m.removedcalendar_events = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -77448,7 +78636,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 36)
+	edges := make([]string, 0, 37)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -77556,6 +78744,9 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.provider_capabilities != nil {
 		edges = append(edges, user.EdgeProviderCapabilities)
+	}
+	if m.calendar_events != nil {
+		edges = append(edges, user.EdgeCalendarEvents)
 	}
 	return edges
 }
@@ -77772,13 +78963,19 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeCalendarEvents:
+		ids := make([]ent.Value, 0, len(m.calendar_events))
+		for id := range m.calendar_events {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 36)
+	edges := make([]string, 0, 37)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -77874,6 +79071,9 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removedprovider_capabilities != nil {
 		edges = append(edges, user.EdgeProviderCapabilities)
+	}
+	if m.removedcalendar_events != nil {
+		edges = append(edges, user.EdgeCalendarEvents)
 	}
 	return edges
 }
@@ -78074,13 +79274,19 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeCalendarEvents:
+		ids := make([]ent.Value, 0, len(m.removedcalendar_events))
+		for id := range m.removedcalendar_events {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 36)
+	edges := make([]string, 0, 37)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -78189,6 +79395,9 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.clearedprovider_capabilities {
 		edges = append(edges, user.EdgeProviderCapabilities)
 	}
+	if m.clearedcalendar_events {
+		edges = append(edges, user.EdgeCalendarEvents)
+	}
 	return edges
 }
 
@@ -78268,6 +79477,8 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedjobs
 	case user.EdgeProviderCapabilities:
 		return m.clearedprovider_capabilities
+	case user.EdgeCalendarEvents:
+		return m.clearedcalendar_events
 	}
 	return false
 }
@@ -78403,6 +79614,9 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeProviderCapabilities:
 		m.ResetProviderCapabilities()
+		return nil
+	case user.EdgeCalendarEvents:
+		m.ResetCalendarEvents()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)

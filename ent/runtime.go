@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -234,6 +235,41 @@ func init() {
 	// assistantmessage.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	assistantmessage.IDValidator = func() func(string) error {
 		validators := assistantmessageDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	calendareventMixin := schema.CalendarEvent{}.Mixin()
+	calendareventMixinFields0 := calendareventMixin[0].Fields()
+	_ = calendareventMixinFields0
+	calendareventMixinFields2 := calendareventMixin[2].Fields()
+	_ = calendareventMixinFields2
+	calendareventFields := schema.CalendarEvent{}.Fields()
+	_ = calendareventFields
+	// calendareventDescTitle is the schema descriptor for title field.
+	calendareventDescTitle := calendareventFields[1].Descriptor()
+	// calendarevent.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	calendarevent.TitleValidator = calendareventDescTitle.Validators[0].(func(string) error)
+	// calendareventDescAttendees is the schema descriptor for attendees field.
+	calendareventDescAttendees := calendareventFields[5].Descriptor()
+	// calendarevent.DefaultAttendees holds the default value on creation for the attendees field.
+	calendarevent.DefaultAttendees = calendareventDescAttendees.Default.([]schema.Attendee)
+	// calendareventDescID is the schema descriptor for id field.
+	calendareventDescID := calendareventMixinFields0[0].Descriptor()
+	// calendarevent.DefaultID holds the default value on creation for the id field.
+	calendarevent.DefaultID = calendareventDescID.Default.(func() string)
+	// calendarevent.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	calendarevent.IDValidator = func() func(string) error {
+		validators := calendareventDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -117,9 +117,11 @@ type UserEdges struct {
 	Jobs []*Job `json:"jobs,omitempty"`
 	// ProviderCapabilities holds the value of the provider_capabilities edge.
 	ProviderCapabilities []*ProviderCapability `json:"provider_capabilities,omitempty"`
+	// CalendarEvents holds the value of the calendar_events edge.
+	CalendarEvents []*CalendarEvent `json:"calendar_events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [36]bool
+	loadedTypes [37]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -454,6 +456,15 @@ func (e UserEdges) ProviderCapabilitiesOrErr() ([]*ProviderCapability, error) {
 	return nil, &NotLoadedError{edge: "provider_capabilities"}
 }
 
+// CalendarEventsOrErr returns the CalendarEvents value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) CalendarEventsOrErr() ([]*CalendarEvent, error) {
+	if e.loadedTypes[36] {
+		return e.CalendarEvents, nil
+	}
+	return nil, &NotLoadedError{edge: "calendar_events"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*User) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -724,6 +735,11 @@ func (_m *User) QueryJobs() *JobQuery {
 // QueryProviderCapabilities queries the "provider_capabilities" edge of the User entity.
 func (_m *User) QueryProviderCapabilities() *ProviderCapabilityQuery {
 	return NewUserClient(_m.config).QueryProviderCapabilities(_m)
+}
+
+// QueryCalendarEvents queries the "calendar_events" edge of the User entity.
+func (_m *User) QueryCalendarEvents() *CalendarEventQuery {
+	return NewUserClient(_m.config).QueryCalendarEvents(_m)
 }
 
 // Update returns a builder for updating this User.

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -691,6 +692,21 @@ func (_c *UserCreate) AddProviderCapabilities(v ...*ProviderCapability) *UserCre
 		ids[i] = v[i].ID
 	}
 	return _c.AddProviderCapabilityIDs(ids...)
+}
+
+// AddCalendarEventIDs adds the "calendar_events" edge to the CalendarEvent entity by IDs.
+func (_c *UserCreate) AddCalendarEventIDs(ids ...string) *UserCreate {
+	_c.mutation.AddCalendarEventIDs(ids...)
+	return _c
+}
+
+// AddCalendarEvents adds the "calendar_events" edges to the CalendarEvent entity.
+func (_c *UserCreate) AddCalendarEvents(v ...*CalendarEvent) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddCalendarEventIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -1423,6 +1439,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(providercapability.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.CalendarEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CalendarEventsTable,
+			Columns: []string{user.CalendarEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(calendarevent.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

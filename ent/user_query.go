@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -96,6 +97,7 @@ type UserQuery struct {
 	withPeerPatterns         *PeerPatternQuery
 	withJobs                 *JobQuery
 	withProviderCapabilities *ProviderCapabilityQuery
+	withCalendarEvents       *CalendarEventQuery
 	modifiers                []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -925,6 +927,28 @@ func (_q *UserQuery) QueryProviderCapabilities() *ProviderCapabilityQuery {
 	return query
 }
 
+// QueryCalendarEvents chains the current query on the "calendar_events" edge.
+func (_q *UserQuery) QueryCalendarEvents() *CalendarEventQuery {
+	query := (&CalendarEventClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(calendarevent.Table, calendarevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.CalendarEventsTable, user.CalendarEventsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -1153,6 +1177,7 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withPeerPatterns:         _q.withPeerPatterns.Clone(),
 		withJobs:                 _q.withJobs.Clone(),
 		withProviderCapabilities: _q.withProviderCapabilities.Clone(),
+		withCalendarEvents:       _q.withCalendarEvents.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -1555,6 +1580,17 @@ func (_q *UserQuery) WithProviderCapabilities(opts ...func(*ProviderCapabilityQu
 	return _q
 }
 
+// WithCalendarEvents tells the query-builder to eager-load the nodes that are connected to
+// the "calendar_events" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithCalendarEvents(opts ...func(*CalendarEventQuery)) *UserQuery {
+	query := (&CalendarEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withCalendarEvents = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -1633,7 +1669,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [36]bool{
+		loadedTypes = [37]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1670,6 +1706,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withPeerPatterns != nil,
 			_q.withJobs != nil,
 			_q.withProviderCapabilities != nil,
+			_q.withCalendarEvents != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1946,6 +1983,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			func(n *User, e *ProviderCapability) {
 				n.Edges.ProviderCapabilities = append(n.Edges.ProviderCapabilities, e)
 			}); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withCalendarEvents; query != nil {
+		if err := _q.loadCalendarEvents(ctx, query, nodes,
+			func(n *User) { n.Edges.CalendarEvents = []*CalendarEvent{} },
+			func(n *User, e *CalendarEvent) { n.Edges.CalendarEvents = append(n.Edges.CalendarEvents, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -3005,6 +3049,36 @@ func (_q *UserQuery) loadProviderCapabilities(ctx context.Context, query *Provid
 	}
 	query.Where(predicate.ProviderCapability(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.ProviderCapabilitiesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadCalendarEvents(ctx context.Context, query *CalendarEventQuery, nodes []*User, init func(*User), assign func(*User, *CalendarEvent)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(calendarevent.FieldUserID)
+	}
+	query.Where(predicate.CalendarEvent(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.CalendarEventsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

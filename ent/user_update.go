@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -724,6 +725,21 @@ func (_u *UserUpdate) AddProviderCapabilities(v ...*ProviderCapability) *UserUpd
 	return _u.AddProviderCapabilityIDs(ids...)
 }
 
+// AddCalendarEventIDs adds the "calendar_events" edge to the CalendarEvent entity by IDs.
+func (_u *UserUpdate) AddCalendarEventIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddCalendarEventIDs(ids...)
+	return _u
+}
+
+// AddCalendarEvents adds the "calendar_events" edges to the CalendarEvent entity.
+func (_u *UserUpdate) AddCalendarEvents(v ...*CalendarEvent) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCalendarEventIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -1423,6 +1439,27 @@ func (_u *UserUpdate) RemoveProviderCapabilities(v ...*ProviderCapability) *User
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveProviderCapabilityIDs(ids...)
+}
+
+// ClearCalendarEvents clears all "calendar_events" edges to the CalendarEvent entity.
+func (_u *UserUpdate) ClearCalendarEvents() *UserUpdate {
+	_u.mutation.ClearCalendarEvents()
+	return _u
+}
+
+// RemoveCalendarEventIDs removes the "calendar_events" edge to CalendarEvent entities by IDs.
+func (_u *UserUpdate) RemoveCalendarEventIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveCalendarEventIDs(ids...)
+	return _u
+}
+
+// RemoveCalendarEvents removes "calendar_events" edges to CalendarEvent entities.
+func (_u *UserUpdate) RemoveCalendarEvents(v ...*CalendarEvent) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCalendarEventIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -3069,6 +3106,51 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.CalendarEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CalendarEventsTable,
+			Columns: []string{user.CalendarEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(calendarevent.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCalendarEventsIDs(); len(nodes) > 0 && !_u.mutation.CalendarEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CalendarEventsTable,
+			Columns: []string{user.CalendarEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(calendarevent.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CalendarEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CalendarEventsTable,
+			Columns: []string{user.CalendarEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(calendarevent.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -3747,6 +3829,21 @@ func (_u *UserUpdateOne) AddProviderCapabilities(v ...*ProviderCapability) *User
 		ids[i] = v[i].ID
 	}
 	return _u.AddProviderCapabilityIDs(ids...)
+}
+
+// AddCalendarEventIDs adds the "calendar_events" edge to the CalendarEvent entity by IDs.
+func (_u *UserUpdateOne) AddCalendarEventIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddCalendarEventIDs(ids...)
+	return _u
+}
+
+// AddCalendarEvents adds the "calendar_events" edges to the CalendarEvent entity.
+func (_u *UserUpdateOne) AddCalendarEvents(v ...*CalendarEvent) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCalendarEventIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -4448,6 +4545,27 @@ func (_u *UserUpdateOne) RemoveProviderCapabilities(v ...*ProviderCapability) *U
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveProviderCapabilityIDs(ids...)
+}
+
+// ClearCalendarEvents clears all "calendar_events" edges to the CalendarEvent entity.
+func (_u *UserUpdateOne) ClearCalendarEvents() *UserUpdateOne {
+	_u.mutation.ClearCalendarEvents()
+	return _u
+}
+
+// RemoveCalendarEventIDs removes the "calendar_events" edge to CalendarEvent entities by IDs.
+func (_u *UserUpdateOne) RemoveCalendarEventIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveCalendarEventIDs(ids...)
+	return _u
+}
+
+// RemoveCalendarEvents removes "calendar_events" edges to CalendarEvent entities.
+func (_u *UserUpdateOne) RemoveCalendarEvents(v ...*CalendarEvent) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCalendarEventIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -6117,6 +6235,51 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(providercapability.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CalendarEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CalendarEventsTable,
+			Columns: []string{user.CalendarEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(calendarevent.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCalendarEventsIDs(); len(nodes) > 0 && !_u.mutation.CalendarEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CalendarEventsTable,
+			Columns: []string{user.CalendarEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(calendarevent.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CalendarEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CalendarEventsTable,
+			Columns: []string{user.CalendarEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(calendarevent.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

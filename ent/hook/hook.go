@@ -69,6 +69,18 @@ func (f AssistantMessageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.V
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AssistantMessageMutation", m)
 }
 
+// The CalendarEventFunc type is an adapter to allow the use of ordinary
+// function as CalendarEvent mutator.
+type CalendarEventFunc func(context.Context, *ent.CalendarEventMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CalendarEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CalendarEventMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CalendarEventMutation", m)
+}
+
 // The CapabilityInstallFunc type is an adapter to allow the use of ordinary
 // function as CapabilityInstall mutator.
 type CapabilityInstallFunc func(context.Context, *ent.CapabilityInstallMutation) (ent.Value, error)

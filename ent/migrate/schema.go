@@ -198,6 +198,49 @@ var (
 			},
 		},
 	}
+	// CalendarEventsColumns holds the columns for the "calendar_events" table.
+	CalendarEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "created_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "created_by_ref", Type: field.TypeString, Nullable: true},
+		{Name: "text_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "text_by_ref", Type: field.TypeString, Nullable: true},
+		{Name: "title", Type: field.TypeString},
+		{Name: "starts_at", Type: field.TypeTime},
+		{Name: "ends_at", Type: field.TypeTime},
+		{Name: "location", Type: field.TypeString, Nullable: true},
+		{Name: "attendees", Type: field.TypeJSON},
+		{Name: "external_id", Type: field.TypeString, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// CalendarEventsTable holds the schema information for the "calendar_events" table.
+	CalendarEventsTable = &schema.Table{
+		Name:       "calendar_events",
+		Columns:    CalendarEventsColumns,
+		PrimaryKey: []*schema.Column{CalendarEventsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "calendar_events_users_calendar_events",
+				Columns:    []*schema.Column{CalendarEventsColumns[13]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "calendarevent_user_id_external_id",
+				Unique:  true,
+				Columns: []*schema.Column{CalendarEventsColumns[13], CalendarEventsColumns[12]},
+			},
+			{
+				Name:    "calendarevent_user_id_starts_at",
+				Unique:  false,
+				Columns: []*schema.Column{CalendarEventsColumns[13], CalendarEventsColumns[8]},
+			},
+		},
+	}
 	// CapabilityInstallsColumns holds the columns for the "capability_installs" table.
 	CapabilityInstallsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2609,6 +2652,7 @@ var (
 		ActivityEntriesTable,
 		AgentQualitySignalsTable,
 		AssistantMessagesTable,
+		CalendarEventsTable,
 		CapabilityInstallsTable,
 		CapabilityPacksTable,
 		CardsTable,
@@ -2676,6 +2720,7 @@ func init() {
 	AgentQualitySignalsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	AgentQualitySignalsTable.ForeignKeys[1].RefTable = UsersTable
 	AssistantMessagesTable.ForeignKeys[0].RefTable = UsersTable
+	CalendarEventsTable.ForeignKeys[0].RefTable = UsersTable
 	CapabilityInstallsTable.ForeignKeys[0].RefTable = CapabilityPacksTable
 	CapabilityInstallsTable.ForeignKeys[1].RefTable = UsersTable
 	CapabilityPacksTable.ForeignKeys[0].RefTable = UsersTable

@@ -21,6 +21,9 @@ type AgentQualitySignal func(*sql.Selector)
 // AssistantMessage is the predicate function for assistantmessage builders.
 type AssistantMessage func(*sql.Selector)
 
+// CalendarEvent is the predicate function for calendarevent builders.
+type CalendarEvent func(*sql.Selector)
+
 // CapabilityInstall is the predicate function for capabilityinstall builders.
 type CapabilityInstall func(*sql.Selector)
 

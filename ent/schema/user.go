@@ -66,5 +66,6 @@ func (User) Edges() []ent.Edge {
 		edge.To("peer_patterns", PeerPattern.Type),
 		edge.To("jobs", Job.Type),
 		edge.To("provider_capabilities", ProviderCapability.Type),
+		edge.To("calendar_events", CalendarEvent.Type),
 	}
 }

@@ -102,6 +102,8 @@ const (
 	EdgeJobs = "jobs"
 	// EdgeProviderCapabilities holds the string denoting the provider_capabilities edge name in mutations.
 	EdgeProviderCapabilities = "provider_capabilities"
+	// EdgeCalendarEvents holds the string denoting the calendar_events edge name in mutations.
+	EdgeCalendarEvents = "calendar_events"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -356,6 +358,13 @@ const (
 	ProviderCapabilitiesInverseTable = "provider_capabilities"
 	// ProviderCapabilitiesColumn is the table column denoting the provider_capabilities relation/edge.
 	ProviderCapabilitiesColumn = "user_id"
+	// CalendarEventsTable is the table that holds the calendar_events relation/edge.
+	CalendarEventsTable = "calendar_events"
+	// CalendarEventsInverseTable is the table name for the CalendarEvent entity.
+	// It exists in this package in order to avoid circular dependency with the "calendarevent" package.
+	CalendarEventsInverseTable = "calendar_events"
+	// CalendarEventsColumn is the table column denoting the calendar_events relation/edge.
+	CalendarEventsColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -943,6 +952,20 @@ func ByProviderCapabilities(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOpt
 		sqlgraph.OrderByNeighborTerms(s, newProviderCapabilitiesStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByCalendarEventsCount orders the results by calendar_events count.
+func ByCalendarEventsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newCalendarEventsStep(), opts...)
+	}
+}
+
+// ByCalendarEvents orders the results by calendar_events terms.
+func ByCalendarEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newCalendarEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -1193,5 +1216,12 @@ func newProviderCapabilitiesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ProviderCapabilitiesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, ProviderCapabilitiesTable, ProviderCapabilitiesColumn),
+	)
+}
+func newCalendarEventsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(CalendarEventsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, CalendarEventsTable, CalendarEventsColumn),
 	)
 }

@@ -1363,6 +1363,29 @@ func HasProviderCapabilitiesWith(preds ...predicate.ProviderCapability) predicat
 	})
 }
 
+// HasCalendarEvents applies the HasEdge predicate on the "calendar_events" edge.
+func HasCalendarEvents() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, CalendarEventsTable, CalendarEventsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasCalendarEventsWith applies the HasEdge predicate on the "calendar_events" edge with a given conditions (other predicates).
+func HasCalendarEventsWith(preds ...predicate.CalendarEvent) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newCalendarEventsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))
