@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -286,4 +287,32 @@ func TestInboundEmailAndTranscript(t *testing.T) {
 	if c, p, doc := inboundActions(t, s, a.ID, "recording_created"), inboundActions(t, s, a.ID, "recording_processed"), inboundActions(t, s, a.ID, "document_created"); c != 1 || p != 1 || doc != 0 {
 		t.Fatalf("recording_created %d, recording_processed %d, document_created %d; want 1, 1, 0", c, p, doc)
 	}
+}
+
+func TestInboundCalendar(t *testing.T) {
+	s := servertest.New(t)
+	a := s.SignUp("ada")
+	ctx := context.Background()
+	c := createHook(t, a, "calendar", "work calendar")
+	start := s.Clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	end := s.Clock.Now().Add(2 * time.Hour).UTC().Format(time.RFC3339)
+	ev := func(title, status string) string {
+		b, _ := json.Marshal(map[string]any{"externalId": "evt-1", "title": title, "startsAt": start, "endsAt": end,
+			"status": status, "attendees": []any{map[string]any{"email": "sam@example.com", "name": "Sam"}}})
+		return string(b)
+	}
+	wantStatus(t, "create", deliverTo(t, s, c, c.secret, "c1", 0, ev("Standup", "confirmed")), http.StatusAccepted)
+	wantStatus(t, "update", deliverTo(t, s, c, c.secret, "c2", 0, ev("Standup moved", "confirmed")), http.StatusAccepted)
+	evs, err := s.DB.CalendarEvent.Query().All(ctx)
+	if err != nil || len(evs) != 1 || evs[0].Title != "Standup moved" {
+		t.Fatalf("events after upserts: %v %v", evs, err)
+	}
+	wantStatus(t, "cancel", deliverTo(t, s, c, c.secret, "c3", 0, ev("Standup moved", "cancelled")), http.StatusAccepted)
+	if n, _ := s.DB.CalendarEvent.Query().Count(ctx); n != 0 {
+		t.Fatalf("%d events after the cancellation, want 0", n)
+	}
+	if cr, up, del := inboundActions(t, s, a.ID, "event_created"), inboundActions(t, s, a.ID, "event_updated"), inboundActions(t, s, a.ID, "event_deleted"); cr != 1 || up != 1 || del != 1 {
+		t.Fatalf("event activity %d %d %d, want 1 each", cr, up, del)
+	}
+	wantStatus(t, "no externalId", deliverTo(t, s, c, c.secret, "c4", 0, `{"title":"x"}`), http.StatusBadRequest)
 }
