@@ -170,7 +170,7 @@ func mountDocuments(mux *http.ServeMux, g *gate.Gate, docs *documents.Service, a
 // webhooks"). Document 1's paths without an id answer 404 naming the form.
 func mountInbound(mux *http.ServeMux, g *gate.Gate, hooks *inbound.Service) {
 	for _, kind := range vocab.Values("inbound_webhook_kind") {
-		mux.Handle("POST "+inbound.Path+kind+"/{id}", g.Identify(httpapi.Serve(hooks.Deliver)))
+		mux.Handle("POST "+inbound.Path+kind+"/{id}", g.Identify(httpapi.Serve(hooks.Deliver(kind))))
 		mux.Handle("POST "+inbound.Path+kind, g.Identify(httpapi.Serve(inbound.NoID)))
 	}
 }

@@ -34,13 +34,17 @@ func NoID(w http.ResponseWriter, r *http.Request) error {
 	return apperr.NotFound("inbound webhooks are delivered to %s%s/<id>: create one in Settings (POST /api/webhooks/inbound) and use the url it answers", Path, kind)
 }
 
-// Deliver answers POST /api/webhooks/{kind}/{id}: 202 {received: true}
+// Deliver answers POST /api/webhooks/<kind>/{id}: 202 {received: true}
 // when the delivery is verified and took effect (or took effect before,
 // by its webhook-id); every refusal is written to the hook's log and
 // nothing else.
-func (s *Service) Deliver(w http.ResponseWriter, r *http.Request) error {
+func (s *Service) Deliver(kind string) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error { return s.serve(w, r, kind) }
+}
+
+func (s *Service) serve(w http.ResponseWriter, r *http.Request, kind string) error {
 	ctx := r.Context()
-	kind, id := r.PathValue("kind"), r.PathValue("id")
+	id := r.PathValue("id")
 	h, err := s.DB.Client.InboundWebhook.Query().Where(inboundwebhook.ID(id)).Only(ctx)
 	if ent.IsNotFound(err) || (err == nil && string(h.Kind) != kind) {
 		return apperr.NotFound("no inbound webhook at %s", r.URL.Path)

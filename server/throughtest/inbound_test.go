@@ -90,7 +90,7 @@ func TestInboundGenericDeliveries(t *testing.T) {
 		t.Fatalf("item %q %s %v", it.Title, it.Priority, it.Description)
 	}
 	var meta map[string]any
-	_ = json.Unmarshal([]byte(*it.Metadata), &meta)
+	_ = json.Unmarshal([]byte(it.Metadata), &meta)
 	if meta["dueAt"] != "2026-12-24T00:00:00Z" || meta["body"].(map[string]any)["deadline"] != "2026-12-24" {
 		t.Fatalf("metadata %v", meta)
 	}
