@@ -49,7 +49,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, kind string) err
 	if ent.IsNotFound(err) || (err == nil && string(h.Kind) != kind) {
 		return apperr.NotFound("no inbound webhook at %s", r.URL.Path)
 	} else if err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	hdr := rules.Headers{ID: r.Header.Get("webhook-id"), Timestamp: r.Header.Get("webhook-timestamp"),
 		Signature: r.Header.Get("webhook-signature")}
@@ -112,7 +112,7 @@ func (s *Service) deliver(ctx context.Context, h *ent.InboundWebhook, hdr rules.
 	case errors.Is(err, errDuplicate) || sqlgraph.IsUniqueConstraintError(err):
 		return vocab.InboundDeliveryOutcomeDuplicate, nil
 	case err != nil:
-		return vocab.InboundDeliveryOutcomeFailed, apperr.Wrap(err)
+		return vocab.InboundDeliveryOutcomeFailed, err
 	}
 	return vocab.InboundDeliveryOutcomeAccepted, nil
 }

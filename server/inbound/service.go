@@ -102,7 +102,7 @@ func (s *Service) CreateInboundWebhook(ctx context.Context, req *switchboardv1.C
 		SetKind(inboundwebhook.Kind(req.GetKind())).SetName(name).SetSecretSealed(sealed).
 		SetAcceptUnsigned(req.GetAcceptUnsigned()).SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.CreateInboundWebhookResponse{Id: h.ID, Url: s.URL(string(h.Kind), h.ID), Secret: plain,
 		Webhook: s.toProto(h, nil)}, nil
@@ -117,14 +117,14 @@ func (s *Service) ListInboundWebhooks(ctx context.Context, _ *switchboardv1.List
 	hooks, err := s.DB.Client.InboundWebhook.Query().Where(inboundwebhook.UserID(p.UserID)).
 		Order(ent.Asc(inboundwebhook.FieldCreatedAt), ent.Asc(inboundwebhook.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	out := &switchboardv1.ListInboundWebhooksResponse{Webhooks: []*switchboardv1.InboundWebhook{}}
 	for _, h := range hooks {
 		log, err := s.DB.Client.InboundDelivery.Query().Where(inbounddelivery.HookID(h.ID)).
 			Order(ent.Desc(inbounddelivery.FieldReceivedAt), ent.Desc(inbounddelivery.FieldID)).Limit(shownDeliveries).All(ctx)
 		if err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 		out.Webhooks = append(out.Webhooks, s.toProto(h, log))
 	}
@@ -137,7 +137,7 @@ func own(ctx context.Context, c *ent.Client, userID, id string) (*ent.InboundWeb
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("no inbound webhook %q", id)
 	}
-	return h, apperr.Wrap(err)
+	return h, err
 }
 
 // UpdateInboundWebhook changes what the request supplies.
@@ -180,7 +180,7 @@ func (s *Service) UpdateInboundWebhook(ctx context.Context, req *switchboardv1.U
 		return up.Save(ctx)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.UpdateInboundWebhookResponse{Webhook: s.toProto(h, nil)}, nil
 }
@@ -201,7 +201,7 @@ func (s *Service) RotateInboundWebhookSecret(ctx context.Context, req *switchboa
 		return nil, err
 	}
 	if err := h.Update().SetSecretSealed(sealed).SetUpdatedAt(s.now()).Exec(ctx); err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.RotateInboundWebhookSecretResponse{Id: h.ID, Url: s.URL(string(h.Kind), h.ID), Secret: plain}, nil
 }
@@ -226,7 +226,7 @@ func (s *Service) DeleteInboundWebhook(ctx context.Context, req *switchboardv1.D
 		return h, tx.InboundWebhook.DeleteOneID(h.ID).Exec(ctx)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.DeleteInboundWebhookResponse{Webhook: s.toProto(h, nil)}, nil
 }
