@@ -41,6 +41,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
+	"github.com/switchboard-hq/switchboard/ent/inbounddelivery"
+	"github.com/switchboard-hq/switchboard/ent/inboundreceipt"
+	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
@@ -136,6 +139,12 @@ type Client struct {
 	FederationMembership *FederationMembershipClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
+	// InboundDelivery is the client for interacting with the InboundDelivery builders.
+	InboundDelivery *InboundDeliveryClient
+	// InboundReceipt is the client for interacting with the InboundReceipt builders.
+	InboundReceipt *InboundReceiptClient
+	// InboundWebhook is the client for interacting with the InboundWebhook builders.
+	InboundWebhook *InboundWebhookClient
 	// Job is the client for interacting with the Job builders.
 	Job *JobClient
 	// JobApplication is the client for interacting with the JobApplication builders.
@@ -241,6 +250,9 @@ func (c *Client) init() {
 	c.FederationInstance = NewFederationInstanceClient(c.config)
 	c.FederationMembership = NewFederationMembershipClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
+	c.InboundDelivery = NewInboundDeliveryClient(c.config)
+	c.InboundReceipt = NewInboundReceiptClient(c.config)
+	c.InboundWebhook = NewInboundWebhookClient(c.config)
 	c.Job = NewJobClient(c.config)
 	c.JobApplication = NewJobApplicationClient(c.config)
 	c.LedgerEntry = NewLedgerEntryClient(c.config)
@@ -393,6 +405,9 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		FederationInstance:   NewFederationInstanceClient(cfg),
 		FederationMembership: NewFederationMembershipClient(cfg),
 		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
+		InboundDelivery:      NewInboundDeliveryClient(cfg),
+		InboundReceipt:       NewInboundReceiptClient(cfg),
+		InboundWebhook:       NewInboundWebhookClient(cfg),
 		Job:                  NewJobClient(cfg),
 		JobApplication:       NewJobApplicationClient(cfg),
 		LedgerEntry:          NewLedgerEntryClient(cfg),
@@ -472,6 +487,9 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		FederationInstance:   NewFederationInstanceClient(cfg),
 		FederationMembership: NewFederationMembershipClient(cfg),
 		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
+		InboundDelivery:      NewInboundDeliveryClient(cfg),
+		InboundReceipt:       NewInboundReceiptClient(cfg),
+		InboundWebhook:       NewInboundWebhookClient(cfg),
 		Job:                  NewJobClient(cfg),
 		JobApplication:       NewJobApplicationClient(cfg),
 		LedgerEntry:          NewLedgerEntryClient(cfg),
@@ -540,14 +558,15 @@ func (c *Client) Use(hooks ...Hook) {
 		c.CardLink, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
 		c.Contract, c.ContractAmendment, c.ContractEntry, c.ContractReview,
 		c.DeveloperKey, c.Document, c.Execution, c.FederationAuditLog,
-		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord, c.Job,
-		c.JobApplication, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
-		c.NetworkPreference, c.NetworkSetting, c.Notification, c.PaymentHold,
-		c.PeerPattern, c.PeriodicRun, c.Project, c.ProjectInvite, c.ProjectMember,
-		c.ProviderCapability, c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session,
-		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
-		c.StoreUnlock, c.StreamEvent, c.Team, c.TeamInvite, c.TeamMember,
-		c.TeamSubscription, c.User, c.UserReputation, c.WebhookDelivery, c.WorkPattern,
+		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord,
+		c.InboundDelivery, c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication,
+		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
+		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
+		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
+		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
+		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
+		c.WebhookDelivery, c.WorkPattern,
 	} {
 		n.Use(hooks...)
 	}
@@ -562,14 +581,15 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.CardLink, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
 		c.Contract, c.ContractAmendment, c.ContractEntry, c.ContractReview,
 		c.DeveloperKey, c.Document, c.Execution, c.FederationAuditLog,
-		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord, c.Job,
-		c.JobApplication, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
-		c.NetworkPreference, c.NetworkSetting, c.Notification, c.PaymentHold,
-		c.PeerPattern, c.PeriodicRun, c.Project, c.ProjectInvite, c.ProjectMember,
-		c.ProviderCapability, c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session,
-		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
-		c.StoreUnlock, c.StreamEvent, c.Team, c.TeamInvite, c.TeamMember,
-		c.TeamSubscription, c.User, c.UserReputation, c.WebhookDelivery, c.WorkPattern,
+		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord,
+		c.InboundDelivery, c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication,
+		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
+		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
+		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
+		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
+		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
+		c.WebhookDelivery, c.WorkPattern,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -630,6 +650,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.FederationMembership.mutate(ctx, m)
 	case *IdempotencyRecordMutation:
 		return c.IdempotencyRecord.mutate(ctx, m)
+	case *InboundDeliveryMutation:
+		return c.InboundDelivery.mutate(ctx, m)
+	case *InboundReceiptMutation:
+		return c.InboundReceipt.mutate(ctx, m)
+	case *InboundWebhookMutation:
+		return c.InboundWebhook.mutate(ctx, m)
 	case *JobMutation:
 		return c.Job.mutate(ctx, m)
 	case *JobApplicationMutation:
@@ -4750,6 +4776,421 @@ func (c *IdempotencyRecordClient) mutate(ctx context.Context, m *IdempotencyReco
 		return (&IdempotencyRecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown IdempotencyRecord mutation op: %q", m.Op())
+	}
+}
+
+// InboundDeliveryClient is a client for the InboundDelivery schema.
+type InboundDeliveryClient struct {
+	config
+}
+
+// NewInboundDeliveryClient returns a client for the InboundDelivery from the given config.
+func NewInboundDeliveryClient(c config) *InboundDeliveryClient {
+	return &InboundDeliveryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `inbounddelivery.Hooks(f(g(h())))`.
+func (c *InboundDeliveryClient) Use(hooks ...Hook) {
+	c.hooks.InboundDelivery = append(c.hooks.InboundDelivery, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `inbounddelivery.Intercept(f(g(h())))`.
+func (c *InboundDeliveryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.InboundDelivery = append(c.inters.InboundDelivery, interceptors...)
+}
+
+// Create returns a builder for creating a InboundDelivery entity.
+func (c *InboundDeliveryClient) Create() *InboundDeliveryCreate {
+	mutation := newInboundDeliveryMutation(c.config, OpCreate)
+	return &InboundDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of InboundDelivery entities.
+func (c *InboundDeliveryClient) CreateBulk(builders ...*InboundDeliveryCreate) *InboundDeliveryCreateBulk {
+	return &InboundDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *InboundDeliveryClient) MapCreateBulk(slice any, setFunc func(*InboundDeliveryCreate, int)) *InboundDeliveryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &InboundDeliveryCreateBulk{err: fmt.Errorf("calling to InboundDeliveryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*InboundDeliveryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &InboundDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for InboundDelivery.
+func (c *InboundDeliveryClient) Update() *InboundDeliveryUpdate {
+	mutation := newInboundDeliveryMutation(c.config, OpUpdate)
+	return &InboundDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *InboundDeliveryClient) UpdateOne(_m *InboundDelivery) *InboundDeliveryUpdateOne {
+	mutation := newInboundDeliveryMutation(c.config, OpUpdateOne, withInboundDelivery(_m))
+	return &InboundDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *InboundDeliveryClient) UpdateOneID(id string) *InboundDeliveryUpdateOne {
+	mutation := newInboundDeliveryMutation(c.config, OpUpdateOne, withInboundDeliveryID(id))
+	return &InboundDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for InboundDelivery.
+func (c *InboundDeliveryClient) Delete() *InboundDeliveryDelete {
+	mutation := newInboundDeliveryMutation(c.config, OpDelete)
+	return &InboundDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *InboundDeliveryClient) DeleteOne(_m *InboundDelivery) *InboundDeliveryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *InboundDeliveryClient) DeleteOneID(id string) *InboundDeliveryDeleteOne {
+	builder := c.Delete().Where(inbounddelivery.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &InboundDeliveryDeleteOne{builder}
+}
+
+// Query returns a query builder for InboundDelivery.
+func (c *InboundDeliveryClient) Query() *InboundDeliveryQuery {
+	return &InboundDeliveryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeInboundDelivery},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a InboundDelivery entity by its id.
+func (c *InboundDeliveryClient) Get(ctx context.Context, id string) (*InboundDelivery, error) {
+	return c.Query().Where(inbounddelivery.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *InboundDeliveryClient) GetX(ctx context.Context, id string) *InboundDelivery {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *InboundDeliveryClient) Hooks() []Hook {
+	return c.hooks.InboundDelivery
+}
+
+// Interceptors returns the client interceptors.
+func (c *InboundDeliveryClient) Interceptors() []Interceptor {
+	return c.inters.InboundDelivery
+}
+
+func (c *InboundDeliveryClient) mutate(ctx context.Context, m *InboundDeliveryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&InboundDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&InboundDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&InboundDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&InboundDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown InboundDelivery mutation op: %q", m.Op())
+	}
+}
+
+// InboundReceiptClient is a client for the InboundReceipt schema.
+type InboundReceiptClient struct {
+	config
+}
+
+// NewInboundReceiptClient returns a client for the InboundReceipt from the given config.
+func NewInboundReceiptClient(c config) *InboundReceiptClient {
+	return &InboundReceiptClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `inboundreceipt.Hooks(f(g(h())))`.
+func (c *InboundReceiptClient) Use(hooks ...Hook) {
+	c.hooks.InboundReceipt = append(c.hooks.InboundReceipt, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `inboundreceipt.Intercept(f(g(h())))`.
+func (c *InboundReceiptClient) Intercept(interceptors ...Interceptor) {
+	c.inters.InboundReceipt = append(c.inters.InboundReceipt, interceptors...)
+}
+
+// Create returns a builder for creating a InboundReceipt entity.
+func (c *InboundReceiptClient) Create() *InboundReceiptCreate {
+	mutation := newInboundReceiptMutation(c.config, OpCreate)
+	return &InboundReceiptCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of InboundReceipt entities.
+func (c *InboundReceiptClient) CreateBulk(builders ...*InboundReceiptCreate) *InboundReceiptCreateBulk {
+	return &InboundReceiptCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *InboundReceiptClient) MapCreateBulk(slice any, setFunc func(*InboundReceiptCreate, int)) *InboundReceiptCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &InboundReceiptCreateBulk{err: fmt.Errorf("calling to InboundReceiptClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*InboundReceiptCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &InboundReceiptCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for InboundReceipt.
+func (c *InboundReceiptClient) Update() *InboundReceiptUpdate {
+	mutation := newInboundReceiptMutation(c.config, OpUpdate)
+	return &InboundReceiptUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *InboundReceiptClient) UpdateOne(_m *InboundReceipt) *InboundReceiptUpdateOne {
+	mutation := newInboundReceiptMutation(c.config, OpUpdateOne, withInboundReceipt(_m))
+	return &InboundReceiptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *InboundReceiptClient) UpdateOneID(id string) *InboundReceiptUpdateOne {
+	mutation := newInboundReceiptMutation(c.config, OpUpdateOne, withInboundReceiptID(id))
+	return &InboundReceiptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for InboundReceipt.
+func (c *InboundReceiptClient) Delete() *InboundReceiptDelete {
+	mutation := newInboundReceiptMutation(c.config, OpDelete)
+	return &InboundReceiptDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *InboundReceiptClient) DeleteOne(_m *InboundReceipt) *InboundReceiptDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *InboundReceiptClient) DeleteOneID(id string) *InboundReceiptDeleteOne {
+	builder := c.Delete().Where(inboundreceipt.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &InboundReceiptDeleteOne{builder}
+}
+
+// Query returns a query builder for InboundReceipt.
+func (c *InboundReceiptClient) Query() *InboundReceiptQuery {
+	return &InboundReceiptQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeInboundReceipt},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a InboundReceipt entity by its id.
+func (c *InboundReceiptClient) Get(ctx context.Context, id string) (*InboundReceipt, error) {
+	return c.Query().Where(inboundreceipt.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *InboundReceiptClient) GetX(ctx context.Context, id string) *InboundReceipt {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *InboundReceiptClient) Hooks() []Hook {
+	return c.hooks.InboundReceipt
+}
+
+// Interceptors returns the client interceptors.
+func (c *InboundReceiptClient) Interceptors() []Interceptor {
+	return c.inters.InboundReceipt
+}
+
+func (c *InboundReceiptClient) mutate(ctx context.Context, m *InboundReceiptMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&InboundReceiptCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&InboundReceiptUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&InboundReceiptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&InboundReceiptDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown InboundReceipt mutation op: %q", m.Op())
+	}
+}
+
+// InboundWebhookClient is a client for the InboundWebhook schema.
+type InboundWebhookClient struct {
+	config
+}
+
+// NewInboundWebhookClient returns a client for the InboundWebhook from the given config.
+func NewInboundWebhookClient(c config) *InboundWebhookClient {
+	return &InboundWebhookClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `inboundwebhook.Hooks(f(g(h())))`.
+func (c *InboundWebhookClient) Use(hooks ...Hook) {
+	c.hooks.InboundWebhook = append(c.hooks.InboundWebhook, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `inboundwebhook.Intercept(f(g(h())))`.
+func (c *InboundWebhookClient) Intercept(interceptors ...Interceptor) {
+	c.inters.InboundWebhook = append(c.inters.InboundWebhook, interceptors...)
+}
+
+// Create returns a builder for creating a InboundWebhook entity.
+func (c *InboundWebhookClient) Create() *InboundWebhookCreate {
+	mutation := newInboundWebhookMutation(c.config, OpCreate)
+	return &InboundWebhookCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of InboundWebhook entities.
+func (c *InboundWebhookClient) CreateBulk(builders ...*InboundWebhookCreate) *InboundWebhookCreateBulk {
+	return &InboundWebhookCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *InboundWebhookClient) MapCreateBulk(slice any, setFunc func(*InboundWebhookCreate, int)) *InboundWebhookCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &InboundWebhookCreateBulk{err: fmt.Errorf("calling to InboundWebhookClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*InboundWebhookCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &InboundWebhookCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for InboundWebhook.
+func (c *InboundWebhookClient) Update() *InboundWebhookUpdate {
+	mutation := newInboundWebhookMutation(c.config, OpUpdate)
+	return &InboundWebhookUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *InboundWebhookClient) UpdateOne(_m *InboundWebhook) *InboundWebhookUpdateOne {
+	mutation := newInboundWebhookMutation(c.config, OpUpdateOne, withInboundWebhook(_m))
+	return &InboundWebhookUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *InboundWebhookClient) UpdateOneID(id string) *InboundWebhookUpdateOne {
+	mutation := newInboundWebhookMutation(c.config, OpUpdateOne, withInboundWebhookID(id))
+	return &InboundWebhookUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for InboundWebhook.
+func (c *InboundWebhookClient) Delete() *InboundWebhookDelete {
+	mutation := newInboundWebhookMutation(c.config, OpDelete)
+	return &InboundWebhookDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *InboundWebhookClient) DeleteOne(_m *InboundWebhook) *InboundWebhookDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *InboundWebhookClient) DeleteOneID(id string) *InboundWebhookDeleteOne {
+	builder := c.Delete().Where(inboundwebhook.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &InboundWebhookDeleteOne{builder}
+}
+
+// Query returns a query builder for InboundWebhook.
+func (c *InboundWebhookClient) Query() *InboundWebhookQuery {
+	return &InboundWebhookQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeInboundWebhook},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a InboundWebhook entity by its id.
+func (c *InboundWebhookClient) Get(ctx context.Context, id string) (*InboundWebhook, error) {
+	return c.Query().Where(inboundwebhook.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *InboundWebhookClient) GetX(ctx context.Context, id string) *InboundWebhook {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a InboundWebhook.
+func (c *InboundWebhookClient) QueryUser(_m *InboundWebhook) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(inboundwebhook.Table, inboundwebhook.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, inboundwebhook.UserTable, inboundwebhook.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *InboundWebhookClient) Hooks() []Hook {
+	return c.hooks.InboundWebhook
+}
+
+// Interceptors returns the client interceptors.
+func (c *InboundWebhookClient) Interceptors() []Interceptor {
+	return c.inters.InboundWebhook
+}
+
+func (c *InboundWebhookClient) mutate(ctx context.Context, m *InboundWebhookMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&InboundWebhookCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&InboundWebhookUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&InboundWebhookUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&InboundWebhookDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown InboundWebhook mutation op: %q", m.Op())
 	}
 }
 
@@ -9923,6 +10364,22 @@ func (c *UserClient) QueryNotifications(_m *User) *NotificationQuery {
 	return query
 }
 
+// QueryInboundWebhooks queries the inbound_webhooks edge of a User.
+func (c *UserClient) QueryInboundWebhooks(_m *User) *InboundWebhookQuery {
+	query := (&InboundWebhookClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(inboundwebhook.Table, inboundwebhook.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.InboundWebhooksTable, user.InboundWebhooksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryWorkPattern queries the work_pattern edge of a User.
 func (c *UserClient) QueryWorkPattern(_m *User) *WorkPatternQuery {
 	query := (&WorkPatternClient{config: c.config}).Query()
@@ -10483,13 +10940,13 @@ type (
 		ChatMessage, ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
 		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
-		IdempotencyRecord, Job, JobApplication, LedgerEntry, MemoryEntry,
-		NetworkConnection, NetworkPreference, NetworkSetting, Notification,
-		PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite, ProjectMember,
-		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
-		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
-		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
-		UserReputation, WebhookDelivery, WorkPattern []ent.Hook
+		IdempotencyRecord, InboundDelivery, InboundReceipt, InboundWebhook, Job,
+		JobApplication, LedgerEntry, MemoryEntry, NetworkConnection, NetworkPreference,
+		NetworkSetting, Notification, PaymentHold, PeerPattern, PeriodicRun, Project,
+		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
+		RemovedPeerToken, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
+		StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite, TeamMember,
+		TeamSubscription, User, UserReputation, WebhookDelivery, WorkPattern []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
@@ -10497,13 +10954,14 @@ type (
 		ChatMessage, ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
 		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
-		IdempotencyRecord, Job, JobApplication, LedgerEntry, MemoryEntry,
-		NetworkConnection, NetworkPreference, NetworkSetting, Notification,
-		PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite, ProjectMember,
-		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
-		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
-		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
-		UserReputation, WebhookDelivery, WorkPattern []ent.Interceptor
+		IdempotencyRecord, InboundDelivery, InboundReceipt, InboundWebhook, Job,
+		JobApplication, LedgerEntry, MemoryEntry, NetworkConnection, NetworkPreference,
+		NetworkSetting, Notification, PaymentHold, PeerPattern, PeriodicRun, Project,
+		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
+		RemovedPeerToken, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
+		StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite, TeamMember,
+		TeamSubscription, User, UserReputation, WebhookDelivery,
+		WorkPattern []ent.Interceptor
 	}
 )
 

@@ -38,6 +38,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
+	"github.com/switchboard-hq/switchboard/ent/inbounddelivery"
+	"github.com/switchboard-hq/switchboard/ent/inboundreceipt"
+	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
@@ -158,6 +161,9 @@ func checkColumn(t, c string) error {
 			federationinstance.Table:   federationinstance.ValidColumn,
 			federationmembership.Table: federationmembership.ValidColumn,
 			idempotencyrecord.Table:    idempotencyrecord.ValidColumn,
+			inbounddelivery.Table:      inbounddelivery.ValidColumn,
+			inboundreceipt.Table:       inboundreceipt.ValidColumn,
+			inboundwebhook.Table:       inboundwebhook.ValidColumn,
 			job.Table:                  job.ValidColumn,
 			jobapplication.Table:       jobapplication.ValidColumn,
 			ledgerentry.Table:          ledgerentry.ValidColumn,

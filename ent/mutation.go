@@ -37,6 +37,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
+	"github.com/switchboard-hq/switchboard/ent/inbounddelivery"
+	"github.com/switchboard-hq/switchboard/ent/inboundreceipt"
+	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
@@ -111,6 +114,9 @@ const (
 	TypeFederationInstance   = "FederationInstance"
 	TypeFederationMembership = "FederationMembership"
 	TypeIdempotencyRecord    = "IdempotencyRecord"
+	TypeInboundDelivery      = "InboundDelivery"
+	TypeInboundReceipt       = "InboundReceipt"
+	TypeInboundWebhook       = "InboundWebhook"
 	TypeJob                  = "Job"
 	TypeJobApplication       = "JobApplication"
 	TypeLedgerEntry          = "LedgerEntry"
@@ -38614,6 +38620,1892 @@ func (m *IdempotencyRecordMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown IdempotencyRecord edge %s", name)
 }
 
+// InboundDeliveryMutation represents an operation that mutates the InboundDelivery nodes in the graph.
+type InboundDeliveryMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	hook_id       *string
+	received_at   *time.Time
+	webhook_id    *string
+	outcome       *inbounddelivery.Outcome
+	status        *int32
+	addstatus     *int32
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*InboundDelivery, error)
+	predicates    []predicate.InboundDelivery
+}
+
+var _ ent.Mutation = (*InboundDeliveryMutation)(nil)
+
+// inbounddeliveryOption allows management of the mutation configuration using functional options.
+type inbounddeliveryOption func(*InboundDeliveryMutation)
+
+// newInboundDeliveryMutation creates new mutation for the InboundDelivery entity.
+func newInboundDeliveryMutation(c config, op Op, opts ...inbounddeliveryOption) *InboundDeliveryMutation {
+	m := &InboundDeliveryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeInboundDelivery,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withInboundDeliveryID sets the ID field of the mutation.
+func withInboundDeliveryID(id string) inbounddeliveryOption {
+	return func(m *InboundDeliveryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *InboundDelivery
+		)
+		m.oldValue = func(ctx context.Context) (*InboundDelivery, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().InboundDelivery.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withInboundDelivery sets the old InboundDelivery of the mutation.
+func withInboundDelivery(node *InboundDelivery) inbounddeliveryOption {
+	return func(m *InboundDeliveryMutation) {
+		m.oldValue = func(context.Context) (*InboundDelivery, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m InboundDeliveryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m InboundDeliveryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of InboundDelivery entities.
+func (m *InboundDeliveryMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *InboundDeliveryMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *InboundDeliveryMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().InboundDelivery.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetHookID sets the "hook_id" field.
+func (m *InboundDeliveryMutation) SetHookID(s string) {
+	m.hook_id = &s
+}
+
+// HookID returns the value of the "hook_id" field in the mutation.
+func (m *InboundDeliveryMutation) HookID() (r string, exists bool) {
+	v := m.hook_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHookID returns the old "hook_id" field's value of the InboundDelivery entity.
+// If the InboundDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundDeliveryMutation) OldHookID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHookID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHookID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHookID: %w", err)
+	}
+	return oldValue.HookID, nil
+}
+
+// ResetHookID resets all changes to the "hook_id" field.
+func (m *InboundDeliveryMutation) ResetHookID() {
+	m.hook_id = nil
+}
+
+// SetReceivedAt sets the "received_at" field.
+func (m *InboundDeliveryMutation) SetReceivedAt(t time.Time) {
+	m.received_at = &t
+}
+
+// ReceivedAt returns the value of the "received_at" field in the mutation.
+func (m *InboundDeliveryMutation) ReceivedAt() (r time.Time, exists bool) {
+	v := m.received_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReceivedAt returns the old "received_at" field's value of the InboundDelivery entity.
+// If the InboundDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundDeliveryMutation) OldReceivedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReceivedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReceivedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReceivedAt: %w", err)
+	}
+	return oldValue.ReceivedAt, nil
+}
+
+// ResetReceivedAt resets all changes to the "received_at" field.
+func (m *InboundDeliveryMutation) ResetReceivedAt() {
+	m.received_at = nil
+}
+
+// SetWebhookID sets the "webhook_id" field.
+func (m *InboundDeliveryMutation) SetWebhookID(s string) {
+	m.webhook_id = &s
+}
+
+// WebhookID returns the value of the "webhook_id" field in the mutation.
+func (m *InboundDeliveryMutation) WebhookID() (r string, exists bool) {
+	v := m.webhook_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWebhookID returns the old "webhook_id" field's value of the InboundDelivery entity.
+// If the InboundDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundDeliveryMutation) OldWebhookID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWebhookID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWebhookID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWebhookID: %w", err)
+	}
+	return oldValue.WebhookID, nil
+}
+
+// ClearWebhookID clears the value of the "webhook_id" field.
+func (m *InboundDeliveryMutation) ClearWebhookID() {
+	m.webhook_id = nil
+	m.clearedFields[inbounddelivery.FieldWebhookID] = struct{}{}
+}
+
+// WebhookIDCleared returns if the "webhook_id" field was cleared in this mutation.
+func (m *InboundDeliveryMutation) WebhookIDCleared() bool {
+	_, ok := m.clearedFields[inbounddelivery.FieldWebhookID]
+	return ok
+}
+
+// ResetWebhookID resets all changes to the "webhook_id" field.
+func (m *InboundDeliveryMutation) ResetWebhookID() {
+	m.webhook_id = nil
+	delete(m.clearedFields, inbounddelivery.FieldWebhookID)
+}
+
+// SetOutcome sets the "outcome" field.
+func (m *InboundDeliveryMutation) SetOutcome(i inbounddelivery.Outcome) {
+	m.outcome = &i
+}
+
+// Outcome returns the value of the "outcome" field in the mutation.
+func (m *InboundDeliveryMutation) Outcome() (r inbounddelivery.Outcome, exists bool) {
+	v := m.outcome
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcome returns the old "outcome" field's value of the InboundDelivery entity.
+// If the InboundDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundDeliveryMutation) OldOutcome(ctx context.Context) (v inbounddelivery.Outcome, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcome: %w", err)
+	}
+	return oldValue.Outcome, nil
+}
+
+// ResetOutcome resets all changes to the "outcome" field.
+func (m *InboundDeliveryMutation) ResetOutcome() {
+	m.outcome = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *InboundDeliveryMutation) SetStatus(i int32) {
+	m.status = &i
+	m.addstatus = nil
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *InboundDeliveryMutation) Status() (r int32, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the InboundDelivery entity.
+// If the InboundDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundDeliveryMutation) OldStatus(ctx context.Context) (v int32, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// AddStatus adds i to the "status" field.
+func (m *InboundDeliveryMutation) AddStatus(i int32) {
+	if m.addstatus != nil {
+		*m.addstatus += i
+	} else {
+		m.addstatus = &i
+	}
+}
+
+// AddedStatus returns the value that was added to the "status" field in this mutation.
+func (m *InboundDeliveryMutation) AddedStatus() (r int32, exists bool) {
+	v := m.addstatus
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *InboundDeliveryMutation) ResetStatus() {
+	m.status = nil
+	m.addstatus = nil
+}
+
+// Where appends a list predicates to the InboundDeliveryMutation builder.
+func (m *InboundDeliveryMutation) Where(ps ...predicate.InboundDelivery) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the InboundDeliveryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *InboundDeliveryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.InboundDelivery, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *InboundDeliveryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *InboundDeliveryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (InboundDelivery).
+func (m *InboundDeliveryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *InboundDeliveryMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.hook_id != nil {
+		fields = append(fields, inbounddelivery.FieldHookID)
+	}
+	if m.received_at != nil {
+		fields = append(fields, inbounddelivery.FieldReceivedAt)
+	}
+	if m.webhook_id != nil {
+		fields = append(fields, inbounddelivery.FieldWebhookID)
+	}
+	if m.outcome != nil {
+		fields = append(fields, inbounddelivery.FieldOutcome)
+	}
+	if m.status != nil {
+		fields = append(fields, inbounddelivery.FieldStatus)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *InboundDeliveryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case inbounddelivery.FieldHookID:
+		return m.HookID()
+	case inbounddelivery.FieldReceivedAt:
+		return m.ReceivedAt()
+	case inbounddelivery.FieldWebhookID:
+		return m.WebhookID()
+	case inbounddelivery.FieldOutcome:
+		return m.Outcome()
+	case inbounddelivery.FieldStatus:
+		return m.Status()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *InboundDeliveryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case inbounddelivery.FieldHookID:
+		return m.OldHookID(ctx)
+	case inbounddelivery.FieldReceivedAt:
+		return m.OldReceivedAt(ctx)
+	case inbounddelivery.FieldWebhookID:
+		return m.OldWebhookID(ctx)
+	case inbounddelivery.FieldOutcome:
+		return m.OldOutcome(ctx)
+	case inbounddelivery.FieldStatus:
+		return m.OldStatus(ctx)
+	}
+	return nil, fmt.Errorf("unknown InboundDelivery field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InboundDeliveryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case inbounddelivery.FieldHookID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHookID(v)
+		return nil
+	case inbounddelivery.FieldReceivedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReceivedAt(v)
+		return nil
+	case inbounddelivery.FieldWebhookID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWebhookID(v)
+		return nil
+	case inbounddelivery.FieldOutcome:
+		v, ok := value.(inbounddelivery.Outcome)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcome(v)
+		return nil
+	case inbounddelivery.FieldStatus:
+		v, ok := value.(int32)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	}
+	return fmt.Errorf("unknown InboundDelivery field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *InboundDeliveryMutation) AddedFields() []string {
+	var fields []string
+	if m.addstatus != nil {
+		fields = append(fields, inbounddelivery.FieldStatus)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *InboundDeliveryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case inbounddelivery.FieldStatus:
+		return m.AddedStatus()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InboundDeliveryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case inbounddelivery.FieldStatus:
+		v, ok := value.(int32)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStatus(v)
+		return nil
+	}
+	return fmt.Errorf("unknown InboundDelivery numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *InboundDeliveryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(inbounddelivery.FieldWebhookID) {
+		fields = append(fields, inbounddelivery.FieldWebhookID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *InboundDeliveryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *InboundDeliveryMutation) ClearField(name string) error {
+	switch name {
+	case inbounddelivery.FieldWebhookID:
+		m.ClearWebhookID()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundDelivery nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *InboundDeliveryMutation) ResetField(name string) error {
+	switch name {
+	case inbounddelivery.FieldHookID:
+		m.ResetHookID()
+		return nil
+	case inbounddelivery.FieldReceivedAt:
+		m.ResetReceivedAt()
+		return nil
+	case inbounddelivery.FieldWebhookID:
+		m.ResetWebhookID()
+		return nil
+	case inbounddelivery.FieldOutcome:
+		m.ResetOutcome()
+		return nil
+	case inbounddelivery.FieldStatus:
+		m.ResetStatus()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundDelivery field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *InboundDeliveryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *InboundDeliveryMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *InboundDeliveryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *InboundDeliveryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *InboundDeliveryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *InboundDeliveryMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *InboundDeliveryMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown InboundDelivery unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *InboundDeliveryMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown InboundDelivery edge %s", name)
+}
+
+// InboundReceiptMutation represents an operation that mutates the InboundReceipt nodes in the graph.
+type InboundReceiptMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	hook_id       *string
+	webhook_id    *string
+	created_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*InboundReceipt, error)
+	predicates    []predicate.InboundReceipt
+}
+
+var _ ent.Mutation = (*InboundReceiptMutation)(nil)
+
+// inboundreceiptOption allows management of the mutation configuration using functional options.
+type inboundreceiptOption func(*InboundReceiptMutation)
+
+// newInboundReceiptMutation creates new mutation for the InboundReceipt entity.
+func newInboundReceiptMutation(c config, op Op, opts ...inboundreceiptOption) *InboundReceiptMutation {
+	m := &InboundReceiptMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeInboundReceipt,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withInboundReceiptID sets the ID field of the mutation.
+func withInboundReceiptID(id string) inboundreceiptOption {
+	return func(m *InboundReceiptMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *InboundReceipt
+		)
+		m.oldValue = func(ctx context.Context) (*InboundReceipt, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().InboundReceipt.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withInboundReceipt sets the old InboundReceipt of the mutation.
+func withInboundReceipt(node *InboundReceipt) inboundreceiptOption {
+	return func(m *InboundReceiptMutation) {
+		m.oldValue = func(context.Context) (*InboundReceipt, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m InboundReceiptMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m InboundReceiptMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of InboundReceipt entities.
+func (m *InboundReceiptMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *InboundReceiptMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *InboundReceiptMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().InboundReceipt.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetHookID sets the "hook_id" field.
+func (m *InboundReceiptMutation) SetHookID(s string) {
+	m.hook_id = &s
+}
+
+// HookID returns the value of the "hook_id" field in the mutation.
+func (m *InboundReceiptMutation) HookID() (r string, exists bool) {
+	v := m.hook_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHookID returns the old "hook_id" field's value of the InboundReceipt entity.
+// If the InboundReceipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundReceiptMutation) OldHookID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHookID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHookID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHookID: %w", err)
+	}
+	return oldValue.HookID, nil
+}
+
+// ResetHookID resets all changes to the "hook_id" field.
+func (m *InboundReceiptMutation) ResetHookID() {
+	m.hook_id = nil
+}
+
+// SetWebhookID sets the "webhook_id" field.
+func (m *InboundReceiptMutation) SetWebhookID(s string) {
+	m.webhook_id = &s
+}
+
+// WebhookID returns the value of the "webhook_id" field in the mutation.
+func (m *InboundReceiptMutation) WebhookID() (r string, exists bool) {
+	v := m.webhook_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWebhookID returns the old "webhook_id" field's value of the InboundReceipt entity.
+// If the InboundReceipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundReceiptMutation) OldWebhookID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWebhookID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWebhookID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWebhookID: %w", err)
+	}
+	return oldValue.WebhookID, nil
+}
+
+// ResetWebhookID resets all changes to the "webhook_id" field.
+func (m *InboundReceiptMutation) ResetWebhookID() {
+	m.webhook_id = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *InboundReceiptMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *InboundReceiptMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the InboundReceipt entity.
+// If the InboundReceipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundReceiptMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *InboundReceiptMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the InboundReceiptMutation builder.
+func (m *InboundReceiptMutation) Where(ps ...predicate.InboundReceipt) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the InboundReceiptMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *InboundReceiptMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.InboundReceipt, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *InboundReceiptMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *InboundReceiptMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (InboundReceipt).
+func (m *InboundReceiptMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *InboundReceiptMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.hook_id != nil {
+		fields = append(fields, inboundreceipt.FieldHookID)
+	}
+	if m.webhook_id != nil {
+		fields = append(fields, inboundreceipt.FieldWebhookID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, inboundreceipt.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *InboundReceiptMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case inboundreceipt.FieldHookID:
+		return m.HookID()
+	case inboundreceipt.FieldWebhookID:
+		return m.WebhookID()
+	case inboundreceipt.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *InboundReceiptMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case inboundreceipt.FieldHookID:
+		return m.OldHookID(ctx)
+	case inboundreceipt.FieldWebhookID:
+		return m.OldWebhookID(ctx)
+	case inboundreceipt.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown InboundReceipt field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InboundReceiptMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case inboundreceipt.FieldHookID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHookID(v)
+		return nil
+	case inboundreceipt.FieldWebhookID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWebhookID(v)
+		return nil
+	case inboundreceipt.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown InboundReceipt field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *InboundReceiptMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *InboundReceiptMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InboundReceiptMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown InboundReceipt numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *InboundReceiptMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *InboundReceiptMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *InboundReceiptMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown InboundReceipt nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *InboundReceiptMutation) ResetField(name string) error {
+	switch name {
+	case inboundreceipt.FieldHookID:
+		m.ResetHookID()
+		return nil
+	case inboundreceipt.FieldWebhookID:
+		m.ResetWebhookID()
+		return nil
+	case inboundreceipt.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundReceipt field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *InboundReceiptMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *InboundReceiptMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *InboundReceiptMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *InboundReceiptMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *InboundReceiptMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *InboundReceiptMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *InboundReceiptMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown InboundReceipt unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *InboundReceiptMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown InboundReceipt edge %s", name)
+}
+
+// InboundWebhookMutation represents an operation that mutates the InboundWebhook nodes in the graph.
+type InboundWebhookMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	kind            *inboundwebhook.Kind
+	name            *string
+	secret_sealed   *string
+	enabled         *bool
+	accept_unsigned *bool
+	mapping         *string
+	clearedFields   map[string]struct{}
+	user            *string
+	cleareduser     bool
+	done            bool
+	oldValue        func(context.Context) (*InboundWebhook, error)
+	predicates      []predicate.InboundWebhook
+}
+
+var _ ent.Mutation = (*InboundWebhookMutation)(nil)
+
+// inboundwebhookOption allows management of the mutation configuration using functional options.
+type inboundwebhookOption func(*InboundWebhookMutation)
+
+// newInboundWebhookMutation creates new mutation for the InboundWebhook entity.
+func newInboundWebhookMutation(c config, op Op, opts ...inboundwebhookOption) *InboundWebhookMutation {
+	m := &InboundWebhookMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeInboundWebhook,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withInboundWebhookID sets the ID field of the mutation.
+func withInboundWebhookID(id string) inboundwebhookOption {
+	return func(m *InboundWebhookMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *InboundWebhook
+		)
+		m.oldValue = func(ctx context.Context) (*InboundWebhook, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().InboundWebhook.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withInboundWebhook sets the old InboundWebhook of the mutation.
+func withInboundWebhook(node *InboundWebhook) inboundwebhookOption {
+	return func(m *InboundWebhookMutation) {
+		m.oldValue = func(context.Context) (*InboundWebhook, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m InboundWebhookMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m InboundWebhookMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of InboundWebhook entities.
+func (m *InboundWebhookMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *InboundWebhookMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *InboundWebhookMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().InboundWebhook.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *InboundWebhookMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *InboundWebhookMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the InboundWebhook entity.
+// If the InboundWebhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundWebhookMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *InboundWebhookMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *InboundWebhookMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *InboundWebhookMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the InboundWebhook entity.
+// If the InboundWebhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundWebhookMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *InboundWebhookMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *InboundWebhookMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *InboundWebhookMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the InboundWebhook entity.
+// If the InboundWebhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundWebhookMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *InboundWebhookMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *InboundWebhookMutation) SetKind(i inboundwebhook.Kind) {
+	m.kind = &i
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *InboundWebhookMutation) Kind() (r inboundwebhook.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the InboundWebhook entity.
+// If the InboundWebhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundWebhookMutation) OldKind(ctx context.Context) (v inboundwebhook.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *InboundWebhookMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetName sets the "name" field.
+func (m *InboundWebhookMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *InboundWebhookMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the InboundWebhook entity.
+// If the InboundWebhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundWebhookMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *InboundWebhookMutation) ResetName() {
+	m.name = nil
+}
+
+// SetSecretSealed sets the "secret_sealed" field.
+func (m *InboundWebhookMutation) SetSecretSealed(s string) {
+	m.secret_sealed = &s
+}
+
+// SecretSealed returns the value of the "secret_sealed" field in the mutation.
+func (m *InboundWebhookMutation) SecretSealed() (r string, exists bool) {
+	v := m.secret_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSecretSealed returns the old "secret_sealed" field's value of the InboundWebhook entity.
+// If the InboundWebhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundWebhookMutation) OldSecretSealed(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSecretSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSecretSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSecretSealed: %w", err)
+	}
+	return oldValue.SecretSealed, nil
+}
+
+// ResetSecretSealed resets all changes to the "secret_sealed" field.
+func (m *InboundWebhookMutation) ResetSecretSealed() {
+	m.secret_sealed = nil
+}
+
+// SetEnabled sets the "enabled" field.
+func (m *InboundWebhookMutation) SetEnabled(b bool) {
+	m.enabled = &b
+}
+
+// Enabled returns the value of the "enabled" field in the mutation.
+func (m *InboundWebhookMutation) Enabled() (r bool, exists bool) {
+	v := m.enabled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEnabled returns the old "enabled" field's value of the InboundWebhook entity.
+// If the InboundWebhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundWebhookMutation) OldEnabled(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEnabled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEnabled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEnabled: %w", err)
+	}
+	return oldValue.Enabled, nil
+}
+
+// ResetEnabled resets all changes to the "enabled" field.
+func (m *InboundWebhookMutation) ResetEnabled() {
+	m.enabled = nil
+}
+
+// SetAcceptUnsigned sets the "accept_unsigned" field.
+func (m *InboundWebhookMutation) SetAcceptUnsigned(b bool) {
+	m.accept_unsigned = &b
+}
+
+// AcceptUnsigned returns the value of the "accept_unsigned" field in the mutation.
+func (m *InboundWebhookMutation) AcceptUnsigned() (r bool, exists bool) {
+	v := m.accept_unsigned
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAcceptUnsigned returns the old "accept_unsigned" field's value of the InboundWebhook entity.
+// If the InboundWebhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundWebhookMutation) OldAcceptUnsigned(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAcceptUnsigned is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAcceptUnsigned requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAcceptUnsigned: %w", err)
+	}
+	return oldValue.AcceptUnsigned, nil
+}
+
+// ResetAcceptUnsigned resets all changes to the "accept_unsigned" field.
+func (m *InboundWebhookMutation) ResetAcceptUnsigned() {
+	m.accept_unsigned = nil
+}
+
+// SetMapping sets the "mapping" field.
+func (m *InboundWebhookMutation) SetMapping(s string) {
+	m.mapping = &s
+}
+
+// Mapping returns the value of the "mapping" field in the mutation.
+func (m *InboundWebhookMutation) Mapping() (r string, exists bool) {
+	v := m.mapping
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMapping returns the old "mapping" field's value of the InboundWebhook entity.
+// If the InboundWebhook object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundWebhookMutation) OldMapping(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMapping is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMapping requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMapping: %w", err)
+	}
+	return oldValue.Mapping, nil
+}
+
+// ClearMapping clears the value of the "mapping" field.
+func (m *InboundWebhookMutation) ClearMapping() {
+	m.mapping = nil
+	m.clearedFields[inboundwebhook.FieldMapping] = struct{}{}
+}
+
+// MappingCleared returns if the "mapping" field was cleared in this mutation.
+func (m *InboundWebhookMutation) MappingCleared() bool {
+	_, ok := m.clearedFields[inboundwebhook.FieldMapping]
+	return ok
+}
+
+// ResetMapping resets all changes to the "mapping" field.
+func (m *InboundWebhookMutation) ResetMapping() {
+	m.mapping = nil
+	delete(m.clearedFields, inboundwebhook.FieldMapping)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *InboundWebhookMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[inboundwebhook.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *InboundWebhookMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *InboundWebhookMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *InboundWebhookMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the InboundWebhookMutation builder.
+func (m *InboundWebhookMutation) Where(ps ...predicate.InboundWebhook) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the InboundWebhookMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *InboundWebhookMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.InboundWebhook, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *InboundWebhookMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *InboundWebhookMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (InboundWebhook).
+func (m *InboundWebhookMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *InboundWebhookMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, inboundwebhook.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, inboundwebhook.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, inboundwebhook.FieldUserID)
+	}
+	if m.kind != nil {
+		fields = append(fields, inboundwebhook.FieldKind)
+	}
+	if m.name != nil {
+		fields = append(fields, inboundwebhook.FieldName)
+	}
+	if m.secret_sealed != nil {
+		fields = append(fields, inboundwebhook.FieldSecretSealed)
+	}
+	if m.enabled != nil {
+		fields = append(fields, inboundwebhook.FieldEnabled)
+	}
+	if m.accept_unsigned != nil {
+		fields = append(fields, inboundwebhook.FieldAcceptUnsigned)
+	}
+	if m.mapping != nil {
+		fields = append(fields, inboundwebhook.FieldMapping)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *InboundWebhookMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case inboundwebhook.FieldCreatedAt:
+		return m.CreatedAt()
+	case inboundwebhook.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case inboundwebhook.FieldUserID:
+		return m.UserID()
+	case inboundwebhook.FieldKind:
+		return m.Kind()
+	case inboundwebhook.FieldName:
+		return m.Name()
+	case inboundwebhook.FieldSecretSealed:
+		return m.SecretSealed()
+	case inboundwebhook.FieldEnabled:
+		return m.Enabled()
+	case inboundwebhook.FieldAcceptUnsigned:
+		return m.AcceptUnsigned()
+	case inboundwebhook.FieldMapping:
+		return m.Mapping()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *InboundWebhookMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case inboundwebhook.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case inboundwebhook.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case inboundwebhook.FieldUserID:
+		return m.OldUserID(ctx)
+	case inboundwebhook.FieldKind:
+		return m.OldKind(ctx)
+	case inboundwebhook.FieldName:
+		return m.OldName(ctx)
+	case inboundwebhook.FieldSecretSealed:
+		return m.OldSecretSealed(ctx)
+	case inboundwebhook.FieldEnabled:
+		return m.OldEnabled(ctx)
+	case inboundwebhook.FieldAcceptUnsigned:
+		return m.OldAcceptUnsigned(ctx)
+	case inboundwebhook.FieldMapping:
+		return m.OldMapping(ctx)
+	}
+	return nil, fmt.Errorf("unknown InboundWebhook field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InboundWebhookMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case inboundwebhook.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case inboundwebhook.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case inboundwebhook.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case inboundwebhook.FieldKind:
+		v, ok := value.(inboundwebhook.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case inboundwebhook.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case inboundwebhook.FieldSecretSealed:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSecretSealed(v)
+		return nil
+	case inboundwebhook.FieldEnabled:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEnabled(v)
+		return nil
+	case inboundwebhook.FieldAcceptUnsigned:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAcceptUnsigned(v)
+		return nil
+	case inboundwebhook.FieldMapping:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMapping(v)
+		return nil
+	}
+	return fmt.Errorf("unknown InboundWebhook field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *InboundWebhookMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *InboundWebhookMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InboundWebhookMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown InboundWebhook numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *InboundWebhookMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(inboundwebhook.FieldMapping) {
+		fields = append(fields, inboundwebhook.FieldMapping)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *InboundWebhookMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *InboundWebhookMutation) ClearField(name string) error {
+	switch name {
+	case inboundwebhook.FieldMapping:
+		m.ClearMapping()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundWebhook nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *InboundWebhookMutation) ResetField(name string) error {
+	switch name {
+	case inboundwebhook.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case inboundwebhook.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case inboundwebhook.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case inboundwebhook.FieldKind:
+		m.ResetKind()
+		return nil
+	case inboundwebhook.FieldName:
+		m.ResetName()
+		return nil
+	case inboundwebhook.FieldSecretSealed:
+		m.ResetSecretSealed()
+		return nil
+	case inboundwebhook.FieldEnabled:
+		m.ResetEnabled()
+		return nil
+	case inboundwebhook.FieldAcceptUnsigned:
+		m.ResetAcceptUnsigned()
+		return nil
+	case inboundwebhook.FieldMapping:
+		m.ResetMapping()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundWebhook field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *InboundWebhookMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, inboundwebhook.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *InboundWebhookMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case inboundwebhook.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *InboundWebhookMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *InboundWebhookMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *InboundWebhookMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, inboundwebhook.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *InboundWebhookMutation) EdgeCleared(name string) bool {
+	switch name {
+	case inboundwebhook.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *InboundWebhookMutation) ClearEdge(name string) error {
+	switch name {
+	case inboundwebhook.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundWebhook unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *InboundWebhookMutation) ResetEdge(name string) error {
+	switch name {
+	case inboundwebhook.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundWebhook edge %s", name)
+}
+
 // JobMutation represents an operation that mutates the Job nodes in the graph.
 type JobMutation struct {
 	config
@@ -74264,6 +76156,9 @@ type UserMutation struct {
 	notifications                map[string]struct{}
 	removednotifications         map[string]struct{}
 	clearednotifications         bool
+	inbound_webhooks             map[string]struct{}
+	removedinbound_webhooks      map[string]struct{}
+	clearedinbound_webhooks      bool
 	work_pattern                 *string
 	clearedwork_pattern          bool
 	peer_patterns                map[string]struct{}
@@ -76317,6 +78212,60 @@ func (m *UserMutation) ResetNotifications() {
 	m.removednotifications = nil
 }
 
+// AddInboundWebhookIDs adds the "inbound_webhooks" edge to the InboundWebhook entity by ids.
+func (m *UserMutation) AddInboundWebhookIDs(ids ...string) {
+	if m.inbound_webhooks == nil {
+		m.inbound_webhooks = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.inbound_webhooks[ids[i]] = struct{}{}
+	}
+}
+
+// ClearInboundWebhooks clears the "inbound_webhooks" edge to the InboundWebhook entity.
+func (m *UserMutation) ClearInboundWebhooks() {
+	m.clearedinbound_webhooks = true
+}
+
+// InboundWebhooksCleared reports if the "inbound_webhooks" edge to the InboundWebhook entity was cleared.
+func (m *UserMutation) InboundWebhooksCleared() bool {
+	return m.clearedinbound_webhooks
+}
+
+// RemoveInboundWebhookIDs removes the "inbound_webhooks" edge to the InboundWebhook entity by IDs.
+func (m *UserMutation) RemoveInboundWebhookIDs(ids ...string) {
+	if m.removedinbound_webhooks == nil {
+		m.removedinbound_webhooks = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.inbound_webhooks, ids[i])
+		m.removedinbound_webhooks[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedInboundWebhooks returns the removed IDs of the "inbound_webhooks" edge to the InboundWebhook entity.
+func (m *UserMutation) RemovedInboundWebhooksIDs() (ids []string) {
+	for id := range m.removedinbound_webhooks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// InboundWebhooksIDs returns the "inbound_webhooks" edge IDs in the mutation.
+func (m *UserMutation) InboundWebhooksIDs() (ids []string) {
+	for id := range m.inbound_webhooks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetInboundWebhooks resets all changes to the "inbound_webhooks" edge.
+func (m *UserMutation) ResetInboundWebhooks() {
+	m.inbound_webhooks = nil
+	m.clearedinbound_webhooks = false
+	m.removedinbound_webhooks = nil
+}
+
 // SetWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by id.
 func (m *UserMutation) SetWorkPatternID(id string) {
 	m.work_pattern = &id
@@ -76833,7 +78782,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 36)
+	edges := make([]string, 0, 37)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -76926,6 +78875,9 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.notifications != nil {
 		edges = append(edges, user.EdgeNotifications)
+	}
+	if m.inbound_webhooks != nil {
+		edges = append(edges, user.EdgeInboundWebhooks)
 	}
 	if m.work_pattern != nil {
 		edges = append(edges, user.EdgeWorkPattern)
@@ -77129,6 +79081,12 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeInboundWebhooks:
+		ids := make([]ent.Value, 0, len(m.inbound_webhooks))
+		for id := range m.inbound_webhooks {
+			ids = append(ids, id)
+		}
+		return ids
 	case user.EdgeWorkPattern:
 		if id := m.work_pattern; id != nil {
 			return []ent.Value{*id}
@@ -77163,7 +79121,7 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 36)
+	edges := make([]string, 0, 37)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -77247,6 +79205,9 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removednotifications != nil {
 		edges = append(edges, user.EdgeNotifications)
+	}
+	if m.removedinbound_webhooks != nil {
+		edges = append(edges, user.EdgeInboundWebhooks)
 	}
 	if m.removedpeer_patterns != nil {
 		edges = append(edges, user.EdgePeerPatterns)
@@ -77435,6 +79396,12 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeInboundWebhooks:
+		ids := make([]ent.Value, 0, len(m.removedinbound_webhooks))
+		for id := range m.removedinbound_webhooks {
+			ids = append(ids, id)
+		}
+		return ids
 	case user.EdgePeerPatterns:
 		ids := make([]ent.Value, 0, len(m.removedpeer_patterns))
 		for id := range m.removedpeer_patterns {
@@ -77465,7 +79432,7 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 36)
+	edges := make([]string, 0, 37)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -77559,6 +79526,9 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.clearednotifications {
 		edges = append(edges, user.EdgeNotifications)
 	}
+	if m.clearedinbound_webhooks {
+		edges = append(edges, user.EdgeInboundWebhooks)
+	}
 	if m.clearedwork_pattern {
 		edges = append(edges, user.EdgeWorkPattern)
 	}
@@ -77643,6 +79613,8 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.cleareda2a_tasks
 	case user.EdgeNotifications:
 		return m.clearednotifications
+	case user.EdgeInboundWebhooks:
+		return m.clearedinbound_webhooks
 	case user.EdgeWorkPattern:
 		return m.clearedwork_pattern
 	case user.EdgePeerPatterns:
@@ -77773,6 +79745,9 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeNotifications:
 		m.ResetNotifications()
+		return nil
+	case user.EdgeInboundWebhooks:
+		m.ResetInboundWebhooks()
 		return nil
 	case user.EdgeWorkPattern:
 		m.ResetWorkPattern()

@@ -29,6 +29,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
+	"github.com/switchboard-hq/switchboard/ent/inbounddelivery"
+	"github.com/switchboard-hq/switchboard/ent/inboundreceipt"
+	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
@@ -1093,6 +1096,125 @@ func init() {
 	// idempotencyrecord.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	idempotencyrecord.IDValidator = func() func(string) error {
 		validators := idempotencyrecordDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	inbounddeliveryMixin := schema.InboundDelivery{}.Mixin()
+	inbounddeliveryMixinFields0 := inbounddeliveryMixin[0].Fields()
+	_ = inbounddeliveryMixinFields0
+	inbounddeliveryFields := schema.InboundDelivery{}.Fields()
+	_ = inbounddeliveryFields
+	// inbounddeliveryDescID is the schema descriptor for id field.
+	inbounddeliveryDescID := inbounddeliveryMixinFields0[0].Descriptor()
+	// inbounddelivery.DefaultID holds the default value on creation for the id field.
+	inbounddelivery.DefaultID = inbounddeliveryDescID.Default.(func() string)
+	// inbounddelivery.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	inbounddelivery.IDValidator = func() func(string) error {
+		validators := inbounddeliveryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	inboundreceiptMixin := schema.InboundReceipt{}.Mixin()
+	inboundreceiptMixinFields0 := inboundreceiptMixin[0].Fields()
+	_ = inboundreceiptMixinFields0
+	inboundreceiptFields := schema.InboundReceipt{}.Fields()
+	_ = inboundreceiptFields
+	// inboundreceiptDescWebhookID is the schema descriptor for webhook_id field.
+	inboundreceiptDescWebhookID := inboundreceiptFields[1].Descriptor()
+	// inboundreceipt.WebhookIDValidator is a validator for the "webhook_id" field. It is called by the builders before save.
+	inboundreceipt.WebhookIDValidator = func() func(string) error {
+		validators := inboundreceiptDescWebhookID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(webhook_id string) error {
+			for _, fn := range fns {
+				if err := fn(webhook_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// inboundreceiptDescID is the schema descriptor for id field.
+	inboundreceiptDescID := inboundreceiptMixinFields0[0].Descriptor()
+	// inboundreceipt.DefaultID holds the default value on creation for the id field.
+	inboundreceipt.DefaultID = inboundreceiptDescID.Default.(func() string)
+	// inboundreceipt.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	inboundreceipt.IDValidator = func() func(string) error {
+		validators := inboundreceiptDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	inboundwebhookMixin := schema.InboundWebhook{}.Mixin()
+	inboundwebhookMixinFields0 := inboundwebhookMixin[0].Fields()
+	_ = inboundwebhookMixinFields0
+	inboundwebhookFields := schema.InboundWebhook{}.Fields()
+	_ = inboundwebhookFields
+	// inboundwebhookDescName is the schema descriptor for name field.
+	inboundwebhookDescName := inboundwebhookFields[2].Descriptor()
+	// inboundwebhook.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	inboundwebhook.NameValidator = func() func(string) error {
+		validators := inboundwebhookDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// inboundwebhookDescEnabled is the schema descriptor for enabled field.
+	inboundwebhookDescEnabled := inboundwebhookFields[4].Descriptor()
+	// inboundwebhook.DefaultEnabled holds the default value on creation for the enabled field.
+	inboundwebhook.DefaultEnabled = inboundwebhookDescEnabled.Default.(bool)
+	// inboundwebhookDescAcceptUnsigned is the schema descriptor for accept_unsigned field.
+	inboundwebhookDescAcceptUnsigned := inboundwebhookFields[5].Descriptor()
+	// inboundwebhook.DefaultAcceptUnsigned holds the default value on creation for the accept_unsigned field.
+	inboundwebhook.DefaultAcceptUnsigned = inboundwebhookDescAcceptUnsigned.Default.(bool)
+	// inboundwebhookDescID is the schema descriptor for id field.
+	inboundwebhookDescID := inboundwebhookMixinFields0[0].Descriptor()
+	// inboundwebhook.DefaultID holds the default value on creation for the id field.
+	inboundwebhook.DefaultID = inboundwebhookDescID.Default.(func() string)
+	// inboundwebhook.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	inboundwebhook.IDValidator = func() func(string) error {
+		validators := inboundwebhookDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -66,6 +66,12 @@ type Tx struct {
 	FederationMembership *FederationMembershipClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
+	// InboundDelivery is the client for interacting with the InboundDelivery builders.
+	InboundDelivery *InboundDeliveryClient
+	// InboundReceipt is the client for interacting with the InboundReceipt builders.
+	InboundReceipt *InboundReceiptClient
+	// InboundWebhook is the client for interacting with the InboundWebhook builders.
+	InboundWebhook *InboundWebhookClient
 	// Job is the client for interacting with the Job builders.
 	Job *JobClient
 	// JobApplication is the client for interacting with the JobApplication builders.
@@ -291,6 +297,9 @@ func (tx *Tx) init() {
 	tx.FederationInstance = NewFederationInstanceClient(tx.config)
 	tx.FederationMembership = NewFederationMembershipClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
+	tx.InboundDelivery = NewInboundDeliveryClient(tx.config)
+	tx.InboundReceipt = NewInboundReceiptClient(tx.config)
+	tx.InboundWebhook = NewInboundWebhookClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
 	tx.JobApplication = NewJobApplicationClient(tx.config)
 	tx.LedgerEntry = NewLedgerEntryClient(tx.config)

@@ -107,6 +107,8 @@ type UserEdges struct {
 	A2aTasks []*A2ATask `json:"a2a_tasks,omitempty"`
 	// Notifications holds the value of the notifications edge.
 	Notifications []*Notification `json:"notifications,omitempty"`
+	// InboundWebhooks holds the value of the inbound_webhooks edge.
+	InboundWebhooks []*InboundWebhook `json:"inbound_webhooks,omitempty"`
 	// WorkPattern holds the value of the work_pattern edge.
 	WorkPattern *WorkPattern `json:"work_pattern,omitempty"`
 	// PeerPatterns holds the value of the peer_patterns edge.
@@ -119,7 +121,7 @@ type UserEdges struct {
 	CalendarEvents []*CalendarEvent `json:"calendar_events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [36]bool
+	loadedTypes [37]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -407,12 +409,21 @@ func (e UserEdges) NotificationsOrErr() ([]*Notification, error) {
 	return nil, &NotLoadedError{edge: "notifications"}
 }
 
+// InboundWebhooksOrErr returns the InboundWebhooks value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) InboundWebhooksOrErr() ([]*InboundWebhook, error) {
+	if e.loadedTypes[31] {
+		return e.InboundWebhooks, nil
+	}
+	return nil, &NotLoadedError{edge: "inbound_webhooks"}
+}
+
 // WorkPatternOrErr returns the WorkPattern value or an error if the edge
 // was not loaded in eager-loading, or loaded but was not found.
 func (e UserEdges) WorkPatternOrErr() (*WorkPattern, error) {
 	if e.WorkPattern != nil {
 		return e.WorkPattern, nil
-	} else if e.loadedTypes[31] {
+	} else if e.loadedTypes[32] {
 		return nil, &NotFoundError{label: workpattern.Label}
 	}
 	return nil, &NotLoadedError{edge: "work_pattern"}
@@ -421,7 +432,7 @@ func (e UserEdges) WorkPatternOrErr() (*WorkPattern, error) {
 // PeerPatternsOrErr returns the PeerPatterns value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) PeerPatternsOrErr() ([]*PeerPattern, error) {
-	if e.loadedTypes[32] {
+	if e.loadedTypes[33] {
 		return e.PeerPatterns, nil
 	}
 	return nil, &NotLoadedError{edge: "peer_patterns"}
@@ -430,7 +441,7 @@ func (e UserEdges) PeerPatternsOrErr() ([]*PeerPattern, error) {
 // JobsOrErr returns the Jobs value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) JobsOrErr() ([]*Job, error) {
-	if e.loadedTypes[33] {
+	if e.loadedTypes[34] {
 		return e.Jobs, nil
 	}
 	return nil, &NotLoadedError{edge: "jobs"}
@@ -439,7 +450,7 @@ func (e UserEdges) JobsOrErr() ([]*Job, error) {
 // ProviderCapabilitiesOrErr returns the ProviderCapabilities value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) ProviderCapabilitiesOrErr() ([]*ProviderCapability, error) {
-	if e.loadedTypes[34] {
+	if e.loadedTypes[35] {
 		return e.ProviderCapabilities, nil
 	}
 	return nil, &NotLoadedError{edge: "provider_capabilities"}
@@ -448,7 +459,7 @@ func (e UserEdges) ProviderCapabilitiesOrErr() ([]*ProviderCapability, error) {
 // CalendarEventsOrErr returns the CalendarEvents value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) CalendarEventsOrErr() ([]*CalendarEvent, error) {
-	if e.loadedTypes[35] {
+	if e.loadedTypes[36] {
 		return e.CalendarEvents, nil
 	}
 	return nil, &NotLoadedError{edge: "calendar_events"}
@@ -699,6 +710,11 @@ func (_m *User) QueryA2aTasks() *A2ATaskQuery {
 // QueryNotifications queries the "notifications" edge of the User entity.
 func (_m *User) QueryNotifications() *NotificationQuery {
 	return NewUserClient(_m.config).QueryNotifications(_m)
+}
+
+// QueryInboundWebhooks queries the "inbound_webhooks" edge of the User entity.
+func (_m *User) QueryInboundWebhooks() *InboundWebhookQuery {
+	return NewUserClient(_m.config).QueryInboundWebhooks(_m)
 }
 
 // QueryWorkPattern queries the "work_pattern" edge of the User entity.

@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -612,6 +613,21 @@ func (_c *UserCreate) AddNotifications(v ...*Notification) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddNotificationIDs(ids...)
+}
+
+// AddInboundWebhookIDs adds the "inbound_webhooks" edge to the InboundWebhook entity by IDs.
+func (_c *UserCreate) AddInboundWebhookIDs(ids ...string) *UserCreate {
+	_c.mutation.AddInboundWebhookIDs(ids...)
+	return _c
+}
+
+// AddInboundWebhooks adds the "inbound_webhooks" edges to the InboundWebhook entity.
+func (_c *UserCreate) AddInboundWebhooks(v ...*InboundWebhook) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddInboundWebhookIDs(ids...)
 }
 
 // SetWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by ID.
@@ -1343,6 +1359,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(notification.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.InboundWebhooksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.InboundWebhooksTable,
+			Columns: []string{user.InboundWebhooksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundwebhook.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

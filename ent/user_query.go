@@ -30,6 +30,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -91,6 +92,7 @@ type UserQuery struct {
 	withDocuments            *DocumentQuery
 	withA2aTasks             *A2ATaskQuery
 	withNotifications        *NotificationQuery
+	withInboundWebhooks      *InboundWebhookQuery
 	withWorkPattern          *WorkPatternQuery
 	withPeerPatterns         *PeerPatternQuery
 	withJobs                 *JobQuery
@@ -815,6 +817,28 @@ func (_q *UserQuery) QueryNotifications() *NotificationQuery {
 	return query
 }
 
+// QueryInboundWebhooks chains the current query on the "inbound_webhooks" edge.
+func (_q *UserQuery) QueryInboundWebhooks() *InboundWebhookQuery {
+	query := (&InboundWebhookClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(inboundwebhook.Table, inboundwebhook.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.InboundWebhooksTable, user.InboundWebhooksColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // QueryWorkPattern chains the current query on the "work_pattern" edge.
 func (_q *UserQuery) QueryWorkPattern() *WorkPatternQuery {
 	query := (&WorkPatternClient{config: _q.config}).Query()
@@ -1148,6 +1172,7 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withDocuments:            _q.withDocuments.Clone(),
 		withA2aTasks:             _q.withA2aTasks.Clone(),
 		withNotifications:        _q.withNotifications.Clone(),
+		withInboundWebhooks:      _q.withInboundWebhooks.Clone(),
 		withWorkPattern:          _q.withWorkPattern.Clone(),
 		withPeerPatterns:         _q.withPeerPatterns.Clone(),
 		withJobs:                 _q.withJobs.Clone(),
@@ -1500,6 +1525,17 @@ func (_q *UserQuery) WithNotifications(opts ...func(*NotificationQuery)) *UserQu
 	return _q
 }
 
+// WithInboundWebhooks tells the query-builder to eager-load the nodes that are connected to
+// the "inbound_webhooks" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithInboundWebhooks(opts ...func(*InboundWebhookQuery)) *UserQuery {
+	query := (&InboundWebhookClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withInboundWebhooks = query
+	return _q
+}
+
 // WithWorkPattern tells the query-builder to eager-load the nodes that are connected to
 // the "work_pattern" edge. The optional arguments are used to configure the query builder of the edge.
 func (_q *UserQuery) WithWorkPattern(opts ...func(*WorkPatternQuery)) *UserQuery {
@@ -1633,7 +1669,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [36]bool{
+		loadedTypes = [37]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1665,6 +1701,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withDocuments != nil,
 			_q.withA2aTasks != nil,
 			_q.withNotifications != nil,
+			_q.withInboundWebhooks != nil,
 			_q.withWorkPattern != nil,
 			_q.withPeerPatterns != nil,
 			_q.withJobs != nil,
@@ -1910,6 +1947,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadNotifications(ctx, query, nodes,
 			func(n *User) { n.Edges.Notifications = []*Notification{} },
 			func(n *User, e *Notification) { n.Edges.Notifications = append(n.Edges.Notifications, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withInboundWebhooks; query != nil {
+		if err := _q.loadInboundWebhooks(ctx, query, nodes,
+			func(n *User) { n.Edges.InboundWebhooks = []*InboundWebhook{} },
+			func(n *User, e *InboundWebhook) { n.Edges.InboundWebhooks = append(n.Edges.InboundWebhooks, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -2858,6 +2902,36 @@ func (_q *UserQuery) loadNotifications(ctx context.Context, query *NotificationQ
 	}
 	query.Where(predicate.Notification(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.NotificationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadInboundWebhooks(ctx context.Context, query *InboundWebhookQuery, nodes []*User, init func(*User), assign func(*User, *InboundWebhook)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(inboundwebhook.FieldUserID)
+	}
+	query.Where(predicate.InboundWebhook(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.InboundWebhooksColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

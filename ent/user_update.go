@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -643,6 +644,21 @@ func (_u *UserUpdate) AddNotifications(v ...*Notification) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.AddNotificationIDs(ids...)
+}
+
+// AddInboundWebhookIDs adds the "inbound_webhooks" edge to the InboundWebhook entity by IDs.
+func (_u *UserUpdate) AddInboundWebhookIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddInboundWebhookIDs(ids...)
+	return _u
+}
+
+// AddInboundWebhooks adds the "inbound_webhooks" edges to the InboundWebhook entity.
+func (_u *UserUpdate) AddInboundWebhooks(v ...*InboundWebhook) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddInboundWebhookIDs(ids...)
 }
 
 // SetWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by ID.
@@ -1333,6 +1349,27 @@ func (_u *UserUpdate) RemoveNotifications(v ...*Notification) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveNotificationIDs(ids...)
+}
+
+// ClearInboundWebhooks clears all "inbound_webhooks" edges to the InboundWebhook entity.
+func (_u *UserUpdate) ClearInboundWebhooks() *UserUpdate {
+	_u.mutation.ClearInboundWebhooks()
+	return _u
+}
+
+// RemoveInboundWebhookIDs removes the "inbound_webhooks" edge to InboundWebhook entities by IDs.
+func (_u *UserUpdate) RemoveInboundWebhookIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveInboundWebhookIDs(ids...)
+	return _u
+}
+
+// RemoveInboundWebhooks removes "inbound_webhooks" edges to InboundWebhook entities.
+func (_u *UserUpdate) RemoveInboundWebhooks(v ...*InboundWebhook) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveInboundWebhookIDs(ids...)
 }
 
 // ClearWorkPattern clears the "work_pattern" edge to the WorkPattern entity.
@@ -2860,6 +2897,51 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.InboundWebhooksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.InboundWebhooksTable,
+			Columns: []string{user.InboundWebhooksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundwebhook.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedInboundWebhooksIDs(); len(nodes) > 0 && !_u.mutation.InboundWebhooksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.InboundWebhooksTable,
+			Columns: []string{user.InboundWebhooksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundwebhook.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.InboundWebhooksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.InboundWebhooksTable,
+			Columns: []string{user.InboundWebhooksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundwebhook.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _u.mutation.WorkPatternCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2O,
@@ -3670,6 +3752,21 @@ func (_u *UserUpdateOne) AddNotifications(v ...*Notification) *UserUpdateOne {
 	return _u.AddNotificationIDs(ids...)
 }
 
+// AddInboundWebhookIDs adds the "inbound_webhooks" edge to the InboundWebhook entity by IDs.
+func (_u *UserUpdateOne) AddInboundWebhookIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddInboundWebhookIDs(ids...)
+	return _u
+}
+
+// AddInboundWebhooks adds the "inbound_webhooks" edges to the InboundWebhook entity.
+func (_u *UserUpdateOne) AddInboundWebhooks(v ...*InboundWebhook) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddInboundWebhookIDs(ids...)
+}
+
 // SetWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by ID.
 func (_u *UserUpdateOne) SetWorkPatternID(id string) *UserUpdateOne {
 	_u.mutation.SetWorkPatternID(id)
@@ -4358,6 +4455,27 @@ func (_u *UserUpdateOne) RemoveNotifications(v ...*Notification) *UserUpdateOne 
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveNotificationIDs(ids...)
+}
+
+// ClearInboundWebhooks clears all "inbound_webhooks" edges to the InboundWebhook entity.
+func (_u *UserUpdateOne) ClearInboundWebhooks() *UserUpdateOne {
+	_u.mutation.ClearInboundWebhooks()
+	return _u
+}
+
+// RemoveInboundWebhookIDs removes the "inbound_webhooks" edge to InboundWebhook entities by IDs.
+func (_u *UserUpdateOne) RemoveInboundWebhookIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveInboundWebhookIDs(ids...)
+	return _u
+}
+
+// RemoveInboundWebhooks removes "inbound_webhooks" edges to InboundWebhook entities.
+func (_u *UserUpdateOne) RemoveInboundWebhooks(v ...*InboundWebhook) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveInboundWebhookIDs(ids...)
 }
 
 // ClearWorkPattern clears the "work_pattern" edge to the WorkPattern entity.
@@ -5908,6 +6026,51 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(notification.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.InboundWebhooksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.InboundWebhooksTable,
+			Columns: []string{user.InboundWebhooksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundwebhook.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedInboundWebhooksIDs(); len(nodes) > 0 && !_u.mutation.InboundWebhooksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.InboundWebhooksTable,
+			Columns: []string{user.InboundWebhooksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundwebhook.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.InboundWebhooksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.InboundWebhooksTable,
+			Columns: []string{user.InboundWebhooksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundwebhook.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

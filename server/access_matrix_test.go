@@ -53,6 +53,10 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.CalendarService/UpdateCalendarEvent": {"id": "calendar_event"},
 	"/switchboard.v1.CalendarService/DeleteCalendarEvent": {"id": "calendar_event"},
 	"/switchboard.v1.KeyService/DeleteKey":                {"id": "key"},
+	// An inbound webhook's settings (the deliveries are a door of their own).
+	"/switchboard.v1.InboundWebhookService/UpdateInboundWebhook":       {"id": "inbound_webhook"},
+	"/switchboard.v1.InboundWebhookService/RotateInboundWebhookSecret": {"id": "inbound_webhook"},
+	"/switchboard.v1.InboundWebhookService/DeleteInboundWebhook":       {"id": "inbound_webhook"},
 	// A profile names a user or a team (shared below).
 	"/switchboard.v1.ProfileService/GetProfile":     {"user_id": "user"},
 	"/switchboard.v1.ProfileService/GetTeamProfile": {"id": "team"},
@@ -455,6 +459,8 @@ func makeRows(t *testing.T, s *servertest.Server, a, provider *servertest.Accoun
 		"startsAt": "2030-01-01T10:00:00Z", "endsAt": "2030-01-01T11:00:00Z"}), "event")["id"].(string)
 	keys := a.Session.Do(http.MethodGet, "/api/v2/keys", nil).JSON(t)["keys"].([]any)
 	rows["key"], _ = keys[0].(map[string]any)["id"].(string)
+	rows["inbound_webhook"], _ = a.Session.Do(http.MethodPost, "/api/webhooks/inbound",
+		map[string]any{"kind": "generic", "name": "Bob's alerts"}).JSON(t)["id"].(string)
 	// A request from a peer, as the handshake records it (the handshake
 	// itself needs a second instance: server/network's tests).
 	conn, err := s.DB.NetworkConnection.Create().SetUserID(a.ID).SetPeerInstanceURL("https://peer.example").

@@ -50,6 +50,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewCardLinkServiceHandler, switchboardv1.RegisterCardLinkServiceHandlerServer)(s.kanban, s.kanban),
 		serve(switchboardv1connect.NewQueueServiceHandler, switchboardv1.RegisterQueueServiceHandlerServer)(s.queue, s.queue),
 		serve(switchboardv1connect.NewKeyServiceHandler, switchboardv1.RegisterKeyServiceHandlerServer)(s.keys, s.keys),
+		serve(switchboardv1connect.NewInboundWebhookServiceHandler, switchboardv1.RegisterInboundWebhookServiceHandlerServer)(s.inboundHooks, s.inboundHooks),
 		serve(switchboardv1connect.NewSettingsServiceHandler, switchboardv1.RegisterSettingsServiceHandlerServer)(s.settings, s.settings),
 		serve(switchboardv1connect.NewStoreServiceHandler, switchboardv1.RegisterStoreServiceHandlerServer)(s.store, s.store),
 		serve(switchboardv1connect.NewCapabilityServiceHandler, switchboardv1.RegisterCapabilityServiceHandlerServer)(s.caps, s.caps),

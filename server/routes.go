@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/gen/openapi"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/a2a"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/assistant"
@@ -25,6 +26,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
+	"github.com/switchboard-hq/switchboard/server/inbound"
 	"github.com/switchboard-hq/switchboard/server/input"
 	"github.com/switchboard-hq/switchboard/server/mcp"
 	"github.com/switchboard-hq/switchboard/server/render"
@@ -159,6 +161,20 @@ func mountDocuments(mux *http.ServeMux, g *gate.Gate, docs *documents.Service, a
 		switchboardv1connect.DocumentServiceGetDocumentContentProcedure, httpapi.Serve(docs.Raw()))))
 }
 
+// mountInbound mounts the inbound webhooks' deliveries, a door of their
+// own: the signature (or, for a hook that takes unsigned deliveries, the
+// URL's id) is the credential, and it covers the raw body, so the door
+// reads the body itself (its limit is the server's, refused 413 and logged).
+// Deliveries count in the per-client limit of Identify (120 a minute per
+// sending address) and no class of their own (docs/decisions.md "Inbound
+// webhooks"). Document 1's paths without an id answer 404 naming the form.
+func mountInbound(mux *http.ServeMux, g *gate.Gate, hooks *inbound.Service) {
+	for _, kind := range vocab.Values("inbound_webhook_kind") {
+		mux.Handle("POST "+inbound.Path+kind+"/{id}", g.Identify(httpapi.Serve(hooks.Deliver(kind))))
+		mux.Handle("POST "+inbound.Path+kind, g.Identify(httpapi.Serve(inbound.NoID)))
+	}
+}
+
 // routes is the whole HTTP surface: every mount on both transports, the
 // endpoints beside them (streams, MCP, A2A, the well-known documents, the
 // dashboard), behind the federation guard and audit log and the logging.
@@ -193,6 +209,7 @@ func (h *house) routes() (http.Handler, error) {
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
 	mux.Handle("/api/", api)
 	mountDocuments(mux, g, svc.docs, api)
+	mountInbound(mux, g, svc.inboundHooks)
 	// The assistant's reply as Server-Sent Events, under SendChat's rule; a
 	// stream lives past the server's write timeout (each write is bounded).
 	mux.Handle("POST /api/chat/send", g.Identify(g.Procedure(switchboardv1connect.AssistantChatServiceSendChatProcedure,

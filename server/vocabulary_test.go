@@ -46,6 +46,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
+	"github.com/switchboard-hq/switchboard/ent/inbounddelivery"
+	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
 	"github.com/switchboard-hq/switchboard/ent/migrate"
@@ -203,6 +205,8 @@ func TestVocabularyEntEnums(t *testing.T) {
 		validate func(string) error
 	}{
 		{"queue_items.type", "queue_type", entEnum(queueitem.TypeValidator)},
+		{"inbound_webhooks.kind", "inbound_webhook_kind", entEnum(inboundwebhook.KindValidator)},
+		{"inbound_deliveries.outcome", "inbound_delivery_outcome", entEnum(inbounddelivery.OutcomeValidator)},
 		{"queue_items.priority", "priority", entEnum(queueitem.PriorityValidator)},
 		{"queue_items.status", "queue_status", entEnum(queueitem.StatusValidator)},
 		{"queue_items.result_status", "queue_status", entEnum(queueitem.ResultStatusValidator)},

@@ -39,6 +39,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/groups"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
+	"github.com/switchboard-hq/switchboard/server/inbound"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
 	"github.com/switchboard-hq/switchboard/server/mcp"
@@ -129,6 +130,9 @@ type services struct {
 	recorder *audit.Recorder
 	// a2a is the A2A endpoint's tasks.
 	a2a *a2a.Service
+
+	// inboundHooks is the inbound webhooks: their settings and deliveries.
+	inboundHooks *inbound.Service
 }
 
 // house is everything New composes: the contract, the gate and the services,
@@ -276,6 +280,8 @@ func (h *house) buildServices(*App) error {
 	s.events = &events.Service{Bus: h.bus}
 	s.kanban = &kanban.Service{DB: cfg.DB, Now: cfg.now}
 	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
+	s.inboundHooks = &inbound.Service{DB: cfg.DB, Now: cfg.now, Secrets: s.store.Secrets, PublicURL: cfg.Executions.PublicURL,
+		BodyLimit: cfg.BodyLimit, Queue: s.queue}
 	s.handoff = &a2a.Handoff{DB: cfg.DB, Now: cfg.now}
 	s.groups = &groups.Core{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Relays: s.relays, Notify: s.network,
 		Billing:   payments.Ledger{Now: cfg.now},

@@ -321,6 +321,42 @@ func (f IdempotencyRecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.IdempotencyRecordMutation", m)
 }
 
+// The InboundDeliveryFunc type is an adapter to allow the use of ordinary
+// function as InboundDelivery mutator.
+type InboundDeliveryFunc func(context.Context, *ent.InboundDeliveryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f InboundDeliveryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.InboundDeliveryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.InboundDeliveryMutation", m)
+}
+
+// The InboundReceiptFunc type is an adapter to allow the use of ordinary
+// function as InboundReceipt mutator.
+type InboundReceiptFunc func(context.Context, *ent.InboundReceiptMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f InboundReceiptFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.InboundReceiptMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.InboundReceiptMutation", m)
+}
+
+// The InboundWebhookFunc type is an adapter to allow the use of ordinary
+// function as InboundWebhook mutator.
+type InboundWebhookFunc func(context.Context, *ent.InboundWebhookMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f InboundWebhookFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.InboundWebhookMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.InboundWebhookMutation", m)
+}
+
 // The JobFunc type is an adapter to allow the use of ordinary
 // function as Job mutator.
 type JobFunc func(context.Context, *ent.JobMutation) (ent.Value, error)

@@ -1252,6 +1252,82 @@ var (
 			},
 		},
 	}
+	// InboundDeliveriesColumns holds the columns for the "inbound_deliveries" table.
+	InboundDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "hook_id", Type: field.TypeString},
+		{Name: "received_at", Type: field.TypeTime},
+		{Name: "webhook_id", Type: field.TypeString, Nullable: true},
+		{Name: "outcome", Type: field.TypeEnum, Enums: []string{"accepted", "duplicate", "unauthorized", "disabled", "too_large", "invalid", "failed"}},
+		{Name: "status", Type: field.TypeInt32},
+	}
+	// InboundDeliveriesTable holds the schema information for the "inbound_deliveries" table.
+	InboundDeliveriesTable = &schema.Table{
+		Name:       "inbound_deliveries",
+		Columns:    InboundDeliveriesColumns,
+		PrimaryKey: []*schema.Column{InboundDeliveriesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "inbounddelivery_hook_id_received_at",
+				Unique:  false,
+				Columns: []*schema.Column{InboundDeliveriesColumns[1], InboundDeliveriesColumns[2]},
+			},
+		},
+	}
+	// InboundReceiptsColumns holds the columns for the "inbound_receipts" table.
+	InboundReceiptsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "hook_id", Type: field.TypeString},
+		{Name: "webhook_id", Type: field.TypeString, Size: 200},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// InboundReceiptsTable holds the schema information for the "inbound_receipts" table.
+	InboundReceiptsTable = &schema.Table{
+		Name:       "inbound_receipts",
+		Columns:    InboundReceiptsColumns,
+		PrimaryKey: []*schema.Column{InboundReceiptsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "inboundreceipt_hook_id_webhook_id",
+				Unique:  true,
+				Columns: []*schema.Column{InboundReceiptsColumns[1], InboundReceiptsColumns[2]},
+			},
+		},
+	}
+	// InboundWebhooksColumns holds the columns for the "inbound_webhooks" table.
+	InboundWebhooksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"generic", "calendar", "email", "transcript"}},
+		{Name: "name", Type: field.TypeString, Size: 100},
+		{Name: "secret_sealed", Type: field.TypeString},
+		{Name: "enabled", Type: field.TypeBool, Default: true},
+		{Name: "accept_unsigned", Type: field.TypeBool, Default: false},
+		{Name: "mapping", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// InboundWebhooksTable holds the schema information for the "inbound_webhooks" table.
+	InboundWebhooksTable = &schema.Table{
+		Name:       "inbound_webhooks",
+		Columns:    InboundWebhooksColumns,
+		PrimaryKey: []*schema.Column{InboundWebhooksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "inbound_webhooks_users_inbound_webhooks",
+				Columns:    []*schema.Column{InboundWebhooksColumns[9]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "inboundwebhook_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{InboundWebhooksColumns[9]},
+			},
+		},
+	}
 	// JobsColumns holds the columns for the "jobs" table.
 	JobsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2599,6 +2675,9 @@ var (
 		FederationInstancesTable,
 		FederationMembershipsTable,
 		IdempotencyRecordsTable,
+		InboundDeliveriesTable,
+		InboundReceiptsTable,
+		InboundWebhooksTable,
 		JobsTable,
 		JobApplicationsTable,
 		LedgerEntriesTable,
@@ -2665,6 +2744,7 @@ func init() {
 	DocumentsTable.ForeignKeys[0].RefTable = UsersTable
 	ExecutionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	ExecutionsTable.ForeignKeys[1].RefTable = UsersTable
+	InboundWebhooksTable.ForeignKeys[0].RefTable = UsersTable
 	JobsTable.ForeignKeys[0].RefTable = UsersTable
 	JobApplicationsTable.ForeignKeys[0].RefTable = JobsTable
 	MemoryEntriesTable.ForeignKeys[0].RefTable = UsersTable

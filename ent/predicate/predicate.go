@@ -84,6 +84,15 @@ type FederationMembership func(*sql.Selector)
 // IdempotencyRecord is the predicate function for idempotencyrecord builders.
 type IdempotencyRecord func(*sql.Selector)
 
+// InboundDelivery is the predicate function for inbounddelivery builders.
+type InboundDelivery func(*sql.Selector)
+
+// InboundReceipt is the predicate function for inboundreceipt builders.
+type InboundReceipt func(*sql.Selector)
+
+// InboundWebhook is the predicate function for inboundwebhook builders.
+type InboundWebhook func(*sql.Selector)
+
 // Job is the predicate function for job builders.
 type Job func(*sql.Selector)
 

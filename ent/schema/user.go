@@ -61,6 +61,7 @@ func (User) Edges() []ent.Edge {
 		edge.To("documents", Document.Type),
 		edge.To("a2a_tasks", A2ATask.Type),
 		edge.To("notifications", Notification.Type),
+		edge.To("inbound_webhooks", InboundWebhook.Type),
 		edge.To("work_pattern", WorkPattern.Type).Unique(),
 		edge.To("peer_patterns", PeerPattern.Type),
 		edge.To("jobs", Job.Type),

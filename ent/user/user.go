@@ -92,6 +92,8 @@ const (
 	EdgeA2aTasks = "a2a_tasks"
 	// EdgeNotifications holds the string denoting the notifications edge name in mutations.
 	EdgeNotifications = "notifications"
+	// EdgeInboundWebhooks holds the string denoting the inbound_webhooks edge name in mutations.
+	EdgeInboundWebhooks = "inbound_webhooks"
 	// EdgeWorkPattern holds the string denoting the work_pattern edge name in mutations.
 	EdgeWorkPattern = "work_pattern"
 	// EdgePeerPatterns holds the string denoting the peer_patterns edge name in mutations.
@@ -321,6 +323,13 @@ const (
 	NotificationsInverseTable = "notifications"
 	// NotificationsColumn is the table column denoting the notifications relation/edge.
 	NotificationsColumn = "user_id"
+	// InboundWebhooksTable is the table that holds the inbound_webhooks relation/edge.
+	InboundWebhooksTable = "inbound_webhooks"
+	// InboundWebhooksInverseTable is the table name for the InboundWebhook entity.
+	// It exists in this package in order to avoid circular dependency with the "inboundwebhook" package.
+	InboundWebhooksInverseTable = "inbound_webhooks"
+	// InboundWebhooksColumn is the table column denoting the inbound_webhooks relation/edge.
+	InboundWebhooksColumn = "user_id"
 	// WorkPatternTable is the table that holds the work_pattern relation/edge.
 	WorkPatternTable = "work_patterns"
 	// WorkPatternInverseTable is the table name for the WorkPattern entity.
@@ -881,6 +890,20 @@ func ByNotifications(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	}
 }
 
+// ByInboundWebhooksCount orders the results by inbound_webhooks count.
+func ByInboundWebhooksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newInboundWebhooksStep(), opts...)
+	}
+}
+
+// ByInboundWebhooks orders the results by inbound_webhooks terms.
+func ByInboundWebhooks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newInboundWebhooksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByWorkPatternField orders the results by work_pattern field.
 func ByWorkPatternField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -1158,6 +1181,13 @@ func newNotificationsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(NotificationsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, NotificationsTable, NotificationsColumn),
+	)
+}
+func newInboundWebhooksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(InboundWebhooksInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, InboundWebhooksTable, InboundWebhooksColumn),
 	)
 }
 func newWorkPatternStep() *sqlgraph.Step {

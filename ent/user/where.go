@@ -1248,6 +1248,29 @@ func HasNotificationsWith(preds ...predicate.Notification) predicate.User {
 	})
 }
 
+// HasInboundWebhooks applies the HasEdge predicate on the "inbound_webhooks" edge.
+func HasInboundWebhooks() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, InboundWebhooksTable, InboundWebhooksColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasInboundWebhooksWith applies the HasEdge predicate on the "inbound_webhooks" edge with a given conditions (other predicates).
+func HasInboundWebhooksWith(preds ...predicate.InboundWebhook) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newInboundWebhooksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasWorkPattern applies the HasEdge predicate on the "work_pattern" edge.
 func HasWorkPattern() predicate.User {
 	return predicate.User(func(s *sql.Selector) {

@@ -1815,3 +1815,22 @@ const (
 func InboundWebhookKindValues() []InboundWebhookKind {
 	return []InboundWebhookKind{InboundWebhookKindGeneric, InboundWebhookKindCalendar, InboundWebhookKindEmail, InboundWebhookKindTranscript}
 }
+
+// InboundDeliveryOutcome is a value of the vocabulary inbound_delivery_outcome.
+type InboundDeliveryOutcome string
+
+// The values of inbound_delivery_outcome, in declared order.
+const (
+	InboundDeliveryOutcomeAccepted     InboundDeliveryOutcome = "accepted"     // Accepted
+	InboundDeliveryOutcomeDuplicate    InboundDeliveryOutcome = "duplicate"    // Repeated webhook-id
+	InboundDeliveryOutcomeUnauthorized InboundDeliveryOutcome = "unauthorized" // Signature refused
+	InboundDeliveryOutcomeDisabled     InboundDeliveryOutcome = "disabled"     // Hook disabled
+	InboundDeliveryOutcomeTooLarge     InboundDeliveryOutcome = "too_large"    // Body too large
+	InboundDeliveryOutcomeInvalid      InboundDeliveryOutcome = "invalid"      // Not JSON
+	InboundDeliveryOutcomeFailed       InboundDeliveryOutcome = "failed"       // Refused by its effect
+)
+
+// InboundDeliveryOutcomeValues answers every value of inbound_delivery_outcome, in declared order.
+func InboundDeliveryOutcomeValues() []InboundDeliveryOutcome {
+	return []InboundDeliveryOutcome{InboundDeliveryOutcomeAccepted, InboundDeliveryOutcomeDuplicate, InboundDeliveryOutcomeUnauthorized, InboundDeliveryOutcomeDisabled, InboundDeliveryOutcomeTooLarge, InboundDeliveryOutcomeInvalid, InboundDeliveryOutcomeFailed}
+}

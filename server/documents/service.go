@@ -119,6 +119,12 @@ type New struct {
 	Content  string
 	Data     []byte
 	At       time.Time
+	// Action is the activity written; document_created when empty (a
+	// transcript's document writes recording_created instead, RULINGS
+	// Reconciliation 20).
+	Action string
+	// Metadata is added to the activity entry's.
+	Metadata map[string]any
 }
 
 // Create stores a local document and its document_created activity in tx
@@ -137,9 +143,18 @@ func Create(ctx context.Context, tx *db.Tx, n New) (*ent.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	action, summary := n.Action, "Created document "+d.Title
+	if action == "" {
+		action = "document_created"
+	} else {
+		summary = "Recorded " + d.Title
+	}
+	meta := map[string]any{"documentId": d.ID, "mimeType": d.MimeType}
+	for k, v := range n.Metadata {
+		meta[k] = v
+	}
 	err = activity.Write(ctx, tx, activity.Entry{
-		UserID: n.UserID, Action: "document_created", Actor: n.Actor, Summary: "Created document " + d.Title,
-		Metadata: map[string]any{"documentId": d.ID, "mimeType": d.MimeType}, At: n.At,
+		UserID: n.UserID, Action: action, Actor: n.Actor, Summary: summary, Metadata: meta, At: n.At,
 	})
 	if err != nil {
 		return nil, apperr.Internal(fmt.Errorf("documents: %w", err))

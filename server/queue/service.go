@@ -174,9 +174,37 @@ func (s *Service) CreateWith(ctx context.Context, req *switchboardv1.CreateQueue
 	if err != nil {
 		return nil, err
 	}
-	title, err := cleanTitle(req.GetTitle())
+	d, err := checkOwn(ctx, p, req)
 	if err != nil {
 		return nil, err
+	}
+	var out *ent.QueueItem
+	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
+		out, err = s.insert(ctx, tx, p, d, then)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CreateIn creates p's item in tx as CreateWith does (the same checks,
+// board card, events and activity), for a change that makes its items
+// inside its own unit of work (an inbound webhook's delivery).
+func (s *Service) CreateIn(ctx context.Context, tx *db.Tx, p *auth.Principal, req *switchboardv1.CreateQueueItemRequest) (*ent.QueueItem, error) {
+	d, err := checkOwn(ctx, p, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.insert(ctx, tx, p, d, nil)
+}
+
+// checkOwn checks a request to create one of p's own items.
+func checkOwn(ctx context.Context, p *auth.Principal, req *switchboardv1.CreateQueueItemRequest) (draftOf, error) {
+	title, err := cleanTitle(req.GetTitle())
+	if err != nil {
+		return draftOf{}, err
 	}
 	typ, prio := "task", "medium"
 	if req.Type != nil {
@@ -186,27 +214,19 @@ func (s *Service) CreateWith(ctx context.Context, req *switchboardv1.CreateQueue
 		prio = req.GetPriority()
 	}
 	if err := apperr.OneOf("type", typ, Types); err != nil {
-		return nil, err
+		return draftOf{}, err
 	}
 	if err := apperr.OneOf("priority", prio, Priorities); err != nil {
-		return nil, err
+		return draftOf{}, err
 	}
 	if err := validMeta(req.Metadata); err != nil {
-		return nil, err
+		return draftOf{}, err
 	}
 	source, err := askedBy(ctx, p, req.Source)
 	if err != nil {
-		return nil, err
+		return draftOf{}, err
 	}
-	var out *ent.QueueItem
-	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
-		out, err = s.insert(ctx, tx, p, draftOf{req: req, title: title, typ: typ, prio: prio, source: source}, then)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return draftOf{req: req, title: title, typ: typ, prio: prio, source: source}, nil
 }
 
 // Foreign is who asked for an item from another instance (a relay of the

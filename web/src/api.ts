@@ -18,6 +18,7 @@ import { FederationAdminService, FederationService } from "./gen/switchboard/v1/
 import { FederationAuditService } from "./gen/switchboard/v1/federation_audit_pb";
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
 import { KeyService } from "./gen/switchboard/v1/keys_pb";
+import { InboundWebhookService } from "./gen/switchboard/v1/inbound_webhooks_pb";
 import { NetworkExchangeService } from "./gen/switchboard/v1/network_exchange_pb";
 import { NetworkService } from "./gen/switchboard/v1/network_pb";
 import { NetworkRelayService } from "./gen/switchboard/v1/network_relay_pb";
@@ -60,6 +61,7 @@ export const api = {
   federationAudit: createClient(FederationAuditService, transport),
   kanban: createClient(KanbanService, transport),
   keys: createClient(KeyService, transport),
+  inbound: createClient(InboundWebhookService, transport),
   network: createClient(NetworkService, transport),
   networkExchange: createClient(NetworkExchangeService, transport),
   networkRelay: createClient(NetworkRelayService, transport),

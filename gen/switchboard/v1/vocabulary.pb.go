@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xb6b\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x9ed\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -669,7 +669,15 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x05email\x12\x05Email\x12\x18\n" +
 	"\n" +
 	"transcript\x12\n" +
-	"TranscriptZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"Transcript\xb2\xf5\x18\xe3\x01\n" +
+	"\x18inbound_delivery_outcome\x12\x14\n" +
+	"\baccepted\x12\bAccepted\x12 \n" +
+	"\tduplicate\x12\x13Repeated webhook-id\x12!\n" +
+	"\funauthorized\x12\x11Signature refused\x12\x19\n" +
+	"\bdisabled\x12\rHook disabled\x12\x1b\n" +
+	"\ttoo_large\x12\x0eBody too large\x12\x13\n" +
+	"\ainvalid\x12\bNot JSON\x12\x1f\n" +
+	"\x06failed\x12\x15Refused by its effectZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

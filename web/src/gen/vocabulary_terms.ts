@@ -1042,3 +1042,15 @@ export const InboundWebhookKind = {
   Transcript: "transcript",
 } as const;
 export type InboundWebhookKind = (typeof InboundWebhookKind)[keyof typeof InboundWebhookKind];
+
+// The values of the vocabulary inbound_delivery_outcome.
+export const InboundDeliveryOutcome = {
+  Accepted: "accepted",
+  Duplicate: "duplicate",
+  Unauthorized: "unauthorized",
+  Disabled: "disabled",
+  TooLarge: "too_large",
+  Invalid: "invalid",
+  Failed: "failed",
+} as const;
+export type InboundDeliveryOutcome = (typeof InboundDeliveryOutcome)[keyof typeof InboundDeliveryOutcome];

@@ -8,6 +8,7 @@ import { announce } from "../refresh";
 import { Region, copyButton, emptyState, pageOf, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
 import { termLabel, terms, values } from "../vocabulary";
 import { federationSection } from "./federation";
+import { inboundSection } from "./inbound";
 import { ProfileVisibility } from "../gen/vocabulary_terms";
 
 const scopes = values("key_scope");
@@ -362,6 +363,7 @@ export function settingsView(account: { username: string; name: string; id?: str
     profileSection(account),
     apiKeys(),
     connectAgents(),
+    inboundSection(),
     federationSection(),
     h(
       "section",
