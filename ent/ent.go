@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/behaviorsignal"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -39,6 +40,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
+	"github.com/switchboard-hq/switchboard/ent/learning"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -70,6 +72,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workflowreview"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
 
@@ -136,6 +139,7 @@ func checkColumn(t, c string) error {
 			activityentry.Table:        activityentry.ValidColumn,
 			agentqualitysignal.Table:   agentqualitysignal.ValidColumn,
 			assistantmessage.Table:     assistantmessage.ValidColumn,
+			behaviorsignal.Table:       behaviorsignal.ValidColumn,
 			capabilityinstall.Table:    capabilityinstall.ValidColumn,
 			capabilitypack.Table:       capabilitypack.ValidColumn,
 			card.Table:                 card.ValidColumn,
@@ -158,6 +162,7 @@ func checkColumn(t, c string) error {
 			idempotencyrecord.Table:    idempotencyrecord.ValidColumn,
 			job.Table:                  job.ValidColumn,
 			jobapplication.Table:       jobapplication.ValidColumn,
+			learning.Table:             learning.ValidColumn,
 			ledgerentry.Table:          ledgerentry.ValidColumn,
 			memoryentry.Table:          memoryentry.ValidColumn,
 			networkconnection.Table:    networkconnection.ValidColumn,
@@ -190,6 +195,7 @@ func checkColumn(t, c string) error {
 			userreputation.Table:       userreputation.ValidColumn,
 			webhookdelivery.Table:      webhookdelivery.ValidColumn,
 			workpattern.Table:          workpattern.ValidColumn,
+			workflowreview.Table:       workflowreview.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

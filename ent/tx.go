@@ -24,6 +24,8 @@ type Tx struct {
 	AgentQualitySignal *AgentQualitySignalClient
 	// AssistantMessage is the client for interacting with the AssistantMessage builders.
 	AssistantMessage *AssistantMessageClient
+	// BehaviorSignal is the client for interacting with the BehaviorSignal builders.
+	BehaviorSignal *BehaviorSignalClient
 	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
 	CapabilityInstall *CapabilityInstallClient
 	// CapabilityPack is the client for interacting with the CapabilityPack builders.
@@ -68,6 +70,8 @@ type Tx struct {
 	Job *JobClient
 	// JobApplication is the client for interacting with the JobApplication builders.
 	JobApplication *JobApplicationClient
+	// Learning is the client for interacting with the Learning builders.
+	Learning *LearningClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
@@ -132,6 +136,8 @@ type Tx struct {
 	WebhookDelivery *WebhookDeliveryClient
 	// WorkPattern is the client for interacting with the WorkPattern builders.
 	WorkPattern *WorkPatternClient
+	// WorkflowReview is the client for interacting with the WorkflowReview builders.
+	WorkflowReview *WorkflowReviewClient
 
 	// lazily loaded.
 	client     *Client
@@ -268,6 +274,7 @@ func (tx *Tx) init() {
 	tx.ActivityEntry = NewActivityEntryClient(tx.config)
 	tx.AgentQualitySignal = NewAgentQualitySignalClient(tx.config)
 	tx.AssistantMessage = NewAssistantMessageClient(tx.config)
+	tx.BehaviorSignal = NewBehaviorSignalClient(tx.config)
 	tx.CapabilityInstall = NewCapabilityInstallClient(tx.config)
 	tx.CapabilityPack = NewCapabilityPackClient(tx.config)
 	tx.Card = NewCardClient(tx.config)
@@ -290,6 +297,7 @@ func (tx *Tx) init() {
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
 	tx.JobApplication = NewJobApplicationClient(tx.config)
+	tx.Learning = NewLearningClient(tx.config)
 	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
 	tx.NetworkConnection = NewNetworkConnectionClient(tx.config)
@@ -322,6 +330,7 @@ func (tx *Tx) init() {
 	tx.UserReputation = NewUserReputationClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 	tx.WorkPattern = NewWorkPatternClient(tx.config)
+	tx.WorkflowReview = NewWorkflowReviewClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

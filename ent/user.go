@@ -115,9 +115,13 @@ type UserEdges struct {
 	Jobs []*Job `json:"jobs,omitempty"`
 	// ProviderCapabilities holds the value of the provider_capabilities edge.
 	ProviderCapabilities []*ProviderCapability `json:"provider_capabilities,omitempty"`
+	// BehaviorSignals holds the value of the behavior_signals edge.
+	BehaviorSignals []*BehaviorSignal `json:"behavior_signals,omitempty"`
+	// Learnings holds the value of the learnings edge.
+	Learnings []*Learning `json:"learnings,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [35]bool
+	loadedTypes [37]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -443,6 +447,24 @@ func (e UserEdges) ProviderCapabilitiesOrErr() ([]*ProviderCapability, error) {
 	return nil, &NotLoadedError{edge: "provider_capabilities"}
 }
 
+// BehaviorSignalsOrErr returns the BehaviorSignals value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) BehaviorSignalsOrErr() ([]*BehaviorSignal, error) {
+	if e.loadedTypes[35] {
+		return e.BehaviorSignals, nil
+	}
+	return nil, &NotLoadedError{edge: "behavior_signals"}
+}
+
+// LearningsOrErr returns the Learnings value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) LearningsOrErr() ([]*Learning, error) {
+	if e.loadedTypes[36] {
+		return e.Learnings, nil
+	}
+	return nil, &NotLoadedError{edge: "learnings"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*User) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -708,6 +730,16 @@ func (_m *User) QueryJobs() *JobQuery {
 // QueryProviderCapabilities queries the "provider_capabilities" edge of the User entity.
 func (_m *User) QueryProviderCapabilities() *ProviderCapabilityQuery {
 	return NewUserClient(_m.config).QueryProviderCapabilities(_m)
+}
+
+// QueryBehaviorSignals queries the "behavior_signals" edge of the User entity.
+func (_m *User) QueryBehaviorSignals() *BehaviorSignalQuery {
+	return NewUserClient(_m.config).QueryBehaviorSignals(_m)
+}
+
+// QueryLearnings queries the "learnings" edge of the User entity.
+func (_m *User) QueryLearnings() *LearningQuery {
+	return NewUserClient(_m.config).QueryLearnings(_m)
 }
 
 // Update returns a builder for updating this User.

@@ -65,5 +65,7 @@ func (User) Edges() []ent.Edge {
 		edge.To("peer_patterns", PeerPattern.Type),
 		edge.To("jobs", Job.Type),
 		edge.To("provider_capabilities", ProviderCapability.Type),
+		edge.To("behavior_signals", BehaviorSignal.Type),
+		edge.To("learnings", Learning.Type),
 	}
 }

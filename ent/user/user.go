@@ -100,6 +100,10 @@ const (
 	EdgeJobs = "jobs"
 	// EdgeProviderCapabilities holds the string denoting the provider_capabilities edge name in mutations.
 	EdgeProviderCapabilities = "provider_capabilities"
+	// EdgeBehaviorSignals holds the string denoting the behavior_signals edge name in mutations.
+	EdgeBehaviorSignals = "behavior_signals"
+	// EdgeLearnings holds the string denoting the learnings edge name in mutations.
+	EdgeLearnings = "learnings"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -347,6 +351,20 @@ const (
 	ProviderCapabilitiesInverseTable = "provider_capabilities"
 	// ProviderCapabilitiesColumn is the table column denoting the provider_capabilities relation/edge.
 	ProviderCapabilitiesColumn = "user_id"
+	// BehaviorSignalsTable is the table that holds the behavior_signals relation/edge.
+	BehaviorSignalsTable = "behavior_signals"
+	// BehaviorSignalsInverseTable is the table name for the BehaviorSignal entity.
+	// It exists in this package in order to avoid circular dependency with the "behaviorsignal" package.
+	BehaviorSignalsInverseTable = "behavior_signals"
+	// BehaviorSignalsColumn is the table column denoting the behavior_signals relation/edge.
+	BehaviorSignalsColumn = "user_id"
+	// LearningsTable is the table that holds the learnings relation/edge.
+	LearningsTable = "learnings"
+	// LearningsInverseTable is the table name for the Learning entity.
+	// It exists in this package in order to avoid circular dependency with the "learning" package.
+	LearningsInverseTable = "learnings"
+	// LearningsColumn is the table column denoting the learnings relation/edge.
+	LearningsColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -920,6 +938,34 @@ func ByProviderCapabilities(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOpt
 		sqlgraph.OrderByNeighborTerms(s, newProviderCapabilitiesStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByBehaviorSignalsCount orders the results by behavior_signals count.
+func ByBehaviorSignalsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newBehaviorSignalsStep(), opts...)
+	}
+}
+
+// ByBehaviorSignals orders the results by behavior_signals terms.
+func ByBehaviorSignals(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newBehaviorSignalsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByLearningsCount orders the results by learnings count.
+func ByLearningsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newLearningsStep(), opts...)
+	}
+}
+
+// ByLearnings orders the results by learnings terms.
+func ByLearnings(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newLearningsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -1163,5 +1209,19 @@ func newProviderCapabilitiesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ProviderCapabilitiesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, ProviderCapabilitiesTable, ProviderCapabilitiesColumn),
+	)
+}
+func newBehaviorSignalsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(BehaviorSignalsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, BehaviorSignalsTable, BehaviorSignalsColumn),
+	)
+}
+func newLearningsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(LearningsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, LearningsTable, LearningsColumn),
 	)
 }
