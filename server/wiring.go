@@ -37,6 +37,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/groups"
+	"github.com/switchboard-hq/switchboard/server/learnings"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
@@ -98,6 +99,8 @@ type services struct {
 	// board's posts and closes.
 	economyJobs   *economy.Jobs
 	economyMarket *economyoperator.Market
+	// Behavior signals, learnings and the admin's workflows.
+	learnings *learnings.Service
 	netCore       *network.Core
 	// profiles is the profile pages of users and teams (ProfileService).
 	profiles *profiles.Service
@@ -268,6 +271,7 @@ func (h *house) buildServices(*App) error {
 	s.activity = &activity.Service{DB: cfg.DB.Client}
 	s.contacts = &contacts.Service{DB: cfg.DB, Now: cfg.now}
 	s.docs = &documents.Service{DB: cfg.DB, Now: cfg.now}
+	s.learnings = &learnings.Service{DB: cfg.DB, Now: cfg.now}
 	s.events = &events.Service{Bus: h.bus}
 	s.kanban = &kanban.Service{DB: cfg.DB, Now: cfg.now}
 	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
@@ -355,6 +359,10 @@ func (h *house) start(app *App) {
 	app.Review, app.Engine, app.Assistant = h.lifetime.Review, h.lifetime.Engine, s.assistant
 	app.Economy = s.economy.StartTimer(h.cfg.Clock)
 	app.closers = append(app.closers, app.Economy.Close)
+	app.Learnings = s.learnings.StartTimers(h.cfg.Clock, func(ctx context.Context, err error) {
+		h.cfg.Logger.ErrorContext(ctx, "learnings: daily timer", "error", err)
+	})
+	app.closers = append(app.closers, app.Learnings.Close)
 	if s.hub.Serving {
 		// Only the managed platform bills teams.
 		app.Renewals = s.groups.StartRenewals(h.cfg.Clock)

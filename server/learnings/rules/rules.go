@@ -111,14 +111,29 @@ func Analyze(h History) []Finding {
 		add("workflow:type:"+t.name, vocab.LearningCategoryWorkflow, t.n,
 			fmt.Sprintf("Approves %s items without editing them: consider auto-approving them", t.name))
 	}
-	for _, s := range ranked(count(unedited, func(a Approval) string { return a.Source }), MinApprovals) {
+	for _, s := range ranked(count(unedited, func(a Approval) string { return SafeName(a.Source) }), MinApprovals) {
 		add("workflow:source:"+s.name, vocab.LearningCategoryWorkflow, s.n,
 			fmt.Sprintf("Approves items from %s without editing them: consider auto-approving them", s.name))
 	}
 	for _, t := range top(count(h.Done, func(s string) string { return s }), MinDone) {
-		add("capability:task:"+t.name, vocab.LearningCategoryCapability, t.n, fmt.Sprintf("Completes many %s tasks", t.name))
+		add("capability:task:"+t.name, vocab.LearningCategoryCapability, t.n, fmt.Sprintf("Often completes %s items", t.name))
 	}
 	return out
+}
+
+// SafeName is an item's source when it is a plain token (letters, digits
+// and ":_.@-", at most 64): a learning's text reaches the assistant's
+// prompt as the operator's, and a source may be written by an agent.
+func SafeName(s string) string {
+	if len(s) == 0 || len(s) > 64 {
+		return ""
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(":_.@-", r)) {
+			return ""
+		}
+	}
+	return s
 }
 
 type tally struct {
