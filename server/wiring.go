@@ -37,10 +37,10 @@ import (
 	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/groups"
-	"github.com/switchboard-hq/switchboard/server/learnings"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
+	"github.com/switchboard-hq/switchboard/server/learnings"
 	"github.com/switchboard-hq/switchboard/server/mcp"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/network/operator"
@@ -99,9 +99,9 @@ type services struct {
 	// board's posts and closes.
 	economyJobs   *economy.Jobs
 	economyMarket *economyoperator.Market
+	netCore       *network.Core
 	// Behavior signals, learnings and the admin's workflows.
 	learnings *learnings.Service
-	netCore       *network.Core
 	// profiles is the profile pages of users and teams (ProfileService).
 	profiles *profiles.Service
 	// The hub's and the spoke's sides, split by who calls them; hub and
