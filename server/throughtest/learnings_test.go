@@ -17,6 +17,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/learnings"
+	learningrules "github.com/switchboard-hq/switchboard/server/learnings/rules"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -266,5 +267,45 @@ func TestLearningsDailyTimerAndRetention(t *testing.T) {
 	rows, _ := s.DB.BehaviorSignal.Query().Where(behaviorsignal.UserID(ann.ID), behaviorsignal.Action("old")).All(ctx)
 	if len(rows) != 1 || now.Sub(rows[0].CreatedAt) > 180*24*time.Hour {
 		t.Errorf("kept %v, want the 179-day-old signal", rows)
+	}
+}
+
+// The admin's workflows: a sequence three users share is listed with its
+// counts and marked reviewed; another account is 403, an unknown id 404.
+func TestAdminWorkflows(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t)
+	owner, ann, bob := s.SignUp("owner"), s.SignUp("ann"), s.SignUp("bob")
+	for _, a := range []*servertest.Account{owner, ann, bob} {
+		for _, action := range []string{"open_view", "approve", "move"} {
+			servertest.WantStatus(t, a.Session.Do(http.MethodPost, "/api/behavior-signals", map[string]any{"action": action}), http.StatusCreated)
+		}
+	}
+	id := learningrules.WorkflowID([]string{"open_view", "approve", "move"})
+	list := owner.Session.Do(http.MethodGet, "/api/admin/workflows", nil)
+	servertest.WantStatus(t, list, http.StatusOK)
+	wfs := list.JSON(t)["workflows"].([]any)
+	if len(wfs) != 1 || wfs[0].(map[string]any)["id"] != id || wfs[0].(map[string]any)["users"] != float64(3) ||
+		wfs[0].(map[string]any)["count"] != float64(3) || wfs[0].(map[string]any)["reviewed"] != false {
+		t.Fatalf("workflows: %v", wfs)
+	}
+	servertest.WantError(t, ann.Session.Do(http.MethodGet, "/api/admin/workflows", nil), http.StatusForbidden)
+	servertest.WantError(t, ann.Session.Do(http.MethodPatch, "/api/admin/workflows/"+id, map[string]any{}), http.StatusForbidden)
+	servertest.WantError(t, owner.Session.Do(http.MethodPatch, "/api/admin/workflows/wf_0000000000000000", map[string]any{}), http.StatusNotFound)
+	res := owner.Session.Do(http.MethodPatch, "/api/admin/workflows/"+id, map[string]any{})
+	servertest.WantStatus(t, res, http.StatusOK)
+	if w := res.JSON(t)["workflow"].(map[string]any); w["reviewed"] != true || w["reviewedAt"] == nil {
+		t.Errorf("reviewed: %v", w)
+	}
+	// An admin's key with settings reads it, the mark kept.
+	key := owner.NewKey("ops", "settings")
+	wfs = s.WithKey(key).Do(http.MethodGet, "/api/admin/workflows", nil).JSON(t)["workflows"].([]any)
+	if len(wfs) != 1 || wfs[0].(map[string]any)["reviewed"] != true {
+		t.Errorf("by key: %v", wfs)
+	}
+	client := switchboardv1connect.NewWorkflowServiceClient(&http.Client{Jar: owner.Jar}, s.URL)
+	out, err := client.ReviewWorkflow(context.Background(), &switchboardv1.ReviewWorkflowRequest{Id: id, Reviewed: ptr(false)})
+	if err != nil || out.GetWorkflow().GetReviewed() {
+		t.Errorf("Connect unreview: %v %v", out, err)
 	}
 }
