@@ -108,7 +108,6 @@ func TestBehaviorSignalsRecordAndRefuse(t *testing.T) {
 	}
 }
 
-
 // seedSignals records n signals of action at hour on day.
 func seedSignals(t *testing.T, c *servertest.Caller, action string, hour, day, n int) {
 	t.Helper()
