@@ -42,6 +42,8 @@ type Setting struct {
 	ProfileVisibility setting.ProfileVisibility `json:"profile_visibility,omitempty"`
 	// Bio holds the value of the "bio" field.
 	Bio string `json:"bio,omitempty"`
+	// Timezone holds the value of the "timezone" field.
+	Timezone string `json:"timezone,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the SettingQuery when eager-loading is set.
 	Edges        SettingEdges `json:"edges"`
@@ -79,7 +81,7 @@ func (*Setting) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case setting.FieldOnboardingPhase:
 			values[i] = new(sql.NullInt64)
-		case setting.FieldID, setting.FieldUserID, setting.FieldAssistantName, setting.FieldProfileVisibility, setting.FieldBio:
+		case setting.FieldID, setting.FieldUserID, setting.FieldAssistantName, setting.FieldProfileVisibility, setting.FieldBio, setting.FieldTimezone:
 			values[i] = new(sql.NullString)
 		case setting.FieldCreatedAt, setting.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -172,6 +174,12 @@ func (_m *Setting) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Bio = value.String
 			}
+		case setting.FieldTimezone:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field timezone", values[i])
+			} else if value.Valid {
+				_m.Timezone = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -244,6 +252,9 @@ func (_m *Setting) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("bio=")
 	builder.WriteString(_m.Bio)
+	builder.WriteString(", ")
+	builder.WriteString("timezone=")
+	builder.WriteString(_m.Timezone)
 	builder.WriteByte(')')
 	return builder.String()
 }

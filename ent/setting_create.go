@@ -147,6 +147,20 @@ func (_c *SettingCreate) SetNillableBio(v *string) *SettingCreate {
 	return _c
 }
 
+// SetTimezone sets the "timezone" field.
+func (_c *SettingCreate) SetTimezone(v string) *SettingCreate {
+	_c.mutation.SetTimezone(v)
+	return _c
+}
+
+// SetNillableTimezone sets the "timezone" field if the given value is not nil.
+func (_c *SettingCreate) SetNillableTimezone(v *string) *SettingCreate {
+	if v != nil {
+		_c.SetTimezone(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *SettingCreate) SetID(v string) *SettingCreate {
 	_c.mutation.SetID(v)
@@ -229,6 +243,10 @@ func (_c *SettingCreate) defaults() {
 		v := setting.DefaultBio
 		_c.mutation.SetBio(v)
 	}
+	if _, ok := _c.mutation.Timezone(); !ok {
+		v := setting.DefaultTimezone
+		_c.mutation.SetTimezone(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := setting.DefaultID()
 		_c.mutation.SetID(v)
@@ -271,6 +289,9 @@ func (_c *SettingCreate) check() error {
 	}
 	if _, ok := _c.mutation.Bio(); !ok {
 		return &ValidationError{Name: "bio", err: errors.New(`ent: missing required field "Setting.bio"`)}
+	}
+	if _, ok := _c.mutation.Timezone(); !ok {
+		return &ValidationError{Name: "timezone", err: errors.New(`ent: missing required field "Setting.timezone"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := setting.IDValidator(v); err != nil {
@@ -355,6 +376,10 @@ func (_c *SettingCreate) createSpec() (*Setting, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Bio(); ok {
 		_spec.SetField(setting.FieldBio, field.TypeString, value)
 		_node.Bio = value
+	}
+	if value, ok := _c.mutation.Timezone(); ok {
+		_spec.SetField(setting.FieldTimezone, field.TypeString, value)
+		_node.Timezone = value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -542,6 +567,18 @@ func (u *SettingUpsert) SetBio(v string) *SettingUpsert {
 // UpdateBio sets the "bio" field to the value that was provided on create.
 func (u *SettingUpsert) UpdateBio() *SettingUpsert {
 	u.SetExcluded(setting.FieldBio)
+	return u
+}
+
+// SetTimezone sets the "timezone" field.
+func (u *SettingUpsert) SetTimezone(v string) *SettingUpsert {
+	u.Set(setting.FieldTimezone, v)
+	return u
+}
+
+// UpdateTimezone sets the "timezone" field to the value that was provided on create.
+func (u *SettingUpsert) UpdateTimezone() *SettingUpsert {
+	u.SetExcluded(setting.FieldTimezone)
 	return u
 }
 
@@ -736,6 +773,20 @@ func (u *SettingUpsertOne) SetBio(v string) *SettingUpsertOne {
 func (u *SettingUpsertOne) UpdateBio() *SettingUpsertOne {
 	return u.Update(func(s *SettingUpsert) {
 		s.UpdateBio()
+	})
+}
+
+// SetTimezone sets the "timezone" field.
+func (u *SettingUpsertOne) SetTimezone(v string) *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.SetTimezone(v)
+	})
+}
+
+// UpdateTimezone sets the "timezone" field to the value that was provided on create.
+func (u *SettingUpsertOne) UpdateTimezone() *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.UpdateTimezone()
 	})
 }
 
@@ -1097,6 +1148,20 @@ func (u *SettingUpsertBulk) SetBio(v string) *SettingUpsertBulk {
 func (u *SettingUpsertBulk) UpdateBio() *SettingUpsertBulk {
 	return u.Update(func(s *SettingUpsert) {
 		s.UpdateBio()
+	})
+}
+
+// SetTimezone sets the "timezone" field.
+func (u *SettingUpsertBulk) SetTimezone(v string) *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.SetTimezone(v)
+	})
+}
+
+// UpdateTimezone sets the "timezone" field to the value that was provided on create.
+func (u *SettingUpsertBulk) UpdateTimezone() *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.UpdateTimezone()
 	})
 }
 

@@ -167,6 +167,20 @@ func (_u *SettingUpdate) SetNillableBio(v *string) *SettingUpdate {
 	return _u
 }
 
+// SetTimezone sets the "timezone" field.
+func (_u *SettingUpdate) SetTimezone(v string) *SettingUpdate {
+	_u.mutation.SetTimezone(v)
+	return _u
+}
+
+// SetNillableTimezone sets the "timezone" field if the given value is not nil.
+func (_u *SettingUpdate) SetNillableTimezone(v *string) *SettingUpdate {
+	if v != nil {
+		_u.SetTimezone(*v)
+	}
+	return _u
+}
+
 // Mutation returns the SettingMutation object of the builder.
 func (_u *SettingUpdate) Mutation() *SettingMutation {
 	return _u.mutation
@@ -261,6 +275,9 @@ func (_u *SettingUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Bio(); ok {
 		_spec.SetField(setting.FieldBio, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Timezone(); ok {
+		_spec.SetField(setting.FieldTimezone, field.TypeString, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -419,6 +436,20 @@ func (_u *SettingUpdateOne) SetNillableBio(v *string) *SettingUpdateOne {
 	return _u
 }
 
+// SetTimezone sets the "timezone" field.
+func (_u *SettingUpdateOne) SetTimezone(v string) *SettingUpdateOne {
+	_u.mutation.SetTimezone(v)
+	return _u
+}
+
+// SetNillableTimezone sets the "timezone" field if the given value is not nil.
+func (_u *SettingUpdateOne) SetNillableTimezone(v *string) *SettingUpdateOne {
+	if v != nil {
+		_u.SetTimezone(*v)
+	}
+	return _u
+}
+
 // Mutation returns the SettingMutation object of the builder.
 func (_u *SettingUpdateOne) Mutation() *SettingMutation {
 	return _u.mutation
@@ -543,6 +574,9 @@ func (_u *SettingUpdateOne) sqlSave(ctx context.Context) (_node *Setting, err er
 	}
 	if value, ok := _u.mutation.Bio(); ok {
 		_spec.SetField(setting.FieldBio, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Timezone(); ok {
+		_spec.SetField(setting.FieldTimezone, field.TypeString, value)
 	}
 	_node = &Setting{config: _u.config}
 	_spec.Assign = _node.assignValues

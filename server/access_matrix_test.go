@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/server/contract"
+	learningrules "github.com/switchboard-hq/switchboard/server/learnings/rules"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -150,6 +151,11 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.JobMarketService/AwardJob":            {"id": "job", "application_id": "job_application"},
 	"/switchboard.v1.JobMarketService/ListJobApplications": {"id": "job"},
 	"/switchboard.v1.JobMarketService/ApplyToJob":          {"id": "open_job"},
+	// A learning is its account's alone; a workflow is the instance's
+	// (shared below: the admin's).
+	"/switchboard.v1.LearningService/UpdateLearning": {"id": "learning"},
+	"/switchboard.v1.LearningService/DeleteLearning": {"id": "learning"},
+	"/switchboard.v1.WorkflowService/ReviewWorkflow": {"id": "workflow"},
 }
 
 // shared lists the RPCs whose path names a row that other accounts may use by
@@ -181,50 +187,54 @@ var shared = map[string]string{
 	"/switchboard.v1.ProfileService/GetProfile":                           "a profile is read by others as its visibility allows; one it hides is 404 (TestProfileVisibilityByCaller)",
 	"/switchboard.v1.ProfileService/GetTeamProfile":                       "a team's profile is read by others as its visibility allows; one it hides is 404 (TestProfileVisibilityByCaller)",
 	"/switchboard.v1.EconomyAdminService/ResolveDispute":                  "the instance admin decides any dispute of the instance; another account is 403 before any row is read",
+	"/switchboard.v1.WorkflowService/ReviewWorkflow":                      "a workflow recurs across users and is the instance admin's to review; another account is 403 before any row is read",
 	"/switchboard.v1.JobMarketService/ApplyToJob":                         "users of one instance apply to each other's posted jobs by id, the point of the market; another account's received job is 404 (TestJobAwardedDirectly, TestJobRefusals)",
 }
 
 // bodies are minimal valid bodies, so a refusal comes from access, not input.
 var bodies = map[string]map[string]any{
-	"/switchboard.v1.QueueService/UpdateQueueItem":            {"title": "Renamed"},
-	"/switchboard.v1.QueueService/ConfirmQueueItem":           {"action": "approve"},
-	"/switchboard.v1.QueueService/ReportQueueResult":          {"result": "done"},
-	"/switchboard.v1.QueueService/UpdateQueueItemStatus":      {"status": "later"},
-	"/switchboard.v1.KanbanService/UpdateCard":                {"card": map[string]any{"title": "Renamed"}},
-	"/switchboard.v1.KanbanService/UpdateChecklistItem":       {"completed": true},
-	"/switchboard.v1.CardLinkService/LinkCards":               {"linkType": "related"},
-	"/switchboard.v1.TeamService/CreateTeam":                  {"name": "Ann's team"},
-	"/switchboard.v1.ProjectService/CreateProject":            {"name": "Ann's project"},
-	"/switchboard.v1.TeamService/UpdateTeam":                  {"name": "Renamed"},
-	"/switchboard.v1.TeamService/SubscribeTeam":               {"plan": "starter"},
-	"/switchboard.v1.TeamService/AddTeamMember":               {"email": "nobody@example.com"},
-	"/switchboard.v1.TeamService/AnswerTeamInvite":            {"action": "accept"},
-	"/switchboard.v1.ProjectService/UpdateProject":            {"name": "Renamed"},
-	"/switchboard.v1.ProjectService/InviteToProject":          {"email": "nobody@example.com"},
-	"/switchboard.v1.ProjectService/AddProjectMember":         {"email": "nobody@example.com"},
-	"/switchboard.v1.ProjectService/AnswerProjectInvite":      {"action": "accept"},
-	"/switchboard.v1.ContactService/UpdateContact":            {"contact": map[string]any{"name": "Renamed"}},
-	"/switchboard.v1.CalendarService/UpdateCalendarEvent":     {"title": "Renamed"},
-	"/switchboard.v1.CapabilityService/CustomizeCapability":   {"customizations": map[string]any{"recipient": "Grace"}},
-	"/switchboard.v1.StoreService/UpdateStoreAgent":           {"agent": map[string]any{"description": "Changed"}},
-	"/switchboard.v1.StoreService/RateStoreExecution":         {"rating": 5},
-	"/switchboard.v1.StoreExecutionService/DecideStoreQuote":  {"action": "approve"},
-	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent": {"input": "hello"},
-	"/switchboard.v1.StoreService/UnlockStoreAgent":           {"accessPassword": "open-sesame-42"},
-	"/switchboard.v1.WidgetService/RespondToWidget":           {"widgetId": "0", "action": "approve"},
-	"/switchboard.v1.NetworkService/UpdateConnection":         {"trustLevel": "trusted"},
-	"/switchboard.v1.DocumentService/CreateDocument":          {"title": "Notes", "content": "text"},
-	"/switchboard.v1.DocumentService/UpdateDocument":          {"title": "Renamed"},
-	"/switchboard.v1.NetworkExchangeService/SendNotification": {"type": "mention", "title": "Hello"},
-	"/switchboard.v1.EconomyService/DeliverContract":          {"summary": "Done"},
-	"/switchboard.v1.EconomyService/DisputeContract":          {"reason": "Not what was agreed"},
-	"/switchboard.v1.EconomyService/PostContractUpdate":       {"text": "Halfway there"},
-	"/switchboard.v1.EconomyService/AskContractQuestion":      {"question": "Which format?"},
-	"/switchboard.v1.EconomyService/ProposeContractScope":     {"item": "One more chart", "priceCents": 500},
-	"/switchboard.v1.EconomyService/ReviewContract":           {"overall": 5, "communication": 5, "quality": 5, "timeliness": 5},
-	"/switchboard.v1.EconomyService/SetReviewVisibility":      {"visibility": "hidden"},
-	"/switchboard.v1.EconomyAdminService/ResolveDispute":      {"outcome": "refund"},
-	"/switchboard.v1.JobMarketService/ApplyToJob":             {"message": "I can do it", "priceCents": 1000, "etaDays": 3},
+	"/switchboard.v1.QueueService/UpdateQueueItem":               {"title": "Renamed"},
+	"/switchboard.v1.QueueService/ConfirmQueueItem":              {"action": "approve"},
+	"/switchboard.v1.QueueService/ReportQueueResult":             {"result": "done"},
+	"/switchboard.v1.QueueService/UpdateQueueItemStatus":         {"status": "later"},
+	"/switchboard.v1.KanbanService/UpdateCard":                   {"card": map[string]any{"title": "Renamed"}},
+	"/switchboard.v1.KanbanService/UpdateChecklistItem":          {"completed": true},
+	"/switchboard.v1.CardLinkService/LinkCards":                  {"linkType": "related"},
+	"/switchboard.v1.TeamService/CreateTeam":                     {"name": "Ann's team"},
+	"/switchboard.v1.ProjectService/CreateProject":               {"name": "Ann's project"},
+	"/switchboard.v1.TeamService/UpdateTeam":                     {"name": "Renamed"},
+	"/switchboard.v1.TeamService/SubscribeTeam":                  {"plan": "starter"},
+	"/switchboard.v1.TeamService/AddTeamMember":                  {"email": "nobody@example.com"},
+	"/switchboard.v1.TeamService/AnswerTeamInvite":               {"action": "accept"},
+	"/switchboard.v1.ProjectService/UpdateProject":               {"name": "Renamed"},
+	"/switchboard.v1.ProjectService/InviteToProject":             {"email": "nobody@example.com"},
+	"/switchboard.v1.ProjectService/AddProjectMember":            {"email": "nobody@example.com"},
+	"/switchboard.v1.ProjectService/AnswerProjectInvite":         {"action": "accept"},
+	"/switchboard.v1.ContactService/UpdateContact":               {"contact": map[string]any{"name": "Renamed"}},
+	"/switchboard.v1.CalendarService/UpdateCalendarEvent":        {"title": "Renamed"},
+	"/switchboard.v1.CapabilityService/CustomizeCapability":      {"customizations": map[string]any{"recipient": "Grace"}},
+	"/switchboard.v1.StoreService/UpdateStoreAgent":              {"agent": map[string]any{"description": "Changed"}},
+	"/switchboard.v1.StoreService/RateStoreExecution":            {"rating": 5},
+	"/switchboard.v1.StoreExecutionService/DecideStoreQuote":     {"action": "approve"},
+	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent":    {"input": "hello"},
+	"/switchboard.v1.StoreService/UnlockStoreAgent":              {"accessPassword": "open-sesame-42"},
+	"/switchboard.v1.WidgetService/RespondToWidget":              {"widgetId": "0", "action": "approve"},
+	"/switchboard.v1.NetworkService/UpdateConnection":            {"trustLevel": "trusted"},
+	"/switchboard.v1.DocumentService/CreateDocument":             {"title": "Notes", "content": "text"},
+	"/switchboard.v1.DocumentService/UpdateDocument":             {"title": "Renamed"},
+	"/switchboard.v1.NetworkExchangeService/SendNotification":    {"type": "mention", "title": "Hello"},
+	"/switchboard.v1.EconomyService/DeliverContract":             {"summary": "Done"},
+	"/switchboard.v1.EconomyService/DisputeContract":             {"reason": "Not what was agreed"},
+	"/switchboard.v1.EconomyService/PostContractUpdate":          {"text": "Halfway there"},
+	"/switchboard.v1.EconomyService/AskContractQuestion":         {"question": "Which format?"},
+	"/switchboard.v1.EconomyService/ProposeContractScope":        {"item": "One more chart", "priceCents": 500},
+	"/switchboard.v1.EconomyService/ReviewContract":              {"overall": 5, "communication": 5, "quality": 5, "timeliness": 5},
+	"/switchboard.v1.EconomyService/SetReviewVisibility":         {"visibility": "hidden"},
+	"/switchboard.v1.EconomyAdminService/ResolveDispute":         {"outcome": "refund"},
+	"/switchboard.v1.JobMarketService/ApplyToJob":                {"message": "I can do it", "priceCents": 1000, "etaDays": 3},
+	"/switchboard.v1.BehaviorSignalService/RecordBehaviorSignal": {"action": "open_view"},
+	"/switchboard.v1.LearningService/CreateLearning":             {"category": "behavior", "content": "Works mornings"},
+	"/switchboard.v1.LearningService/UpdateLearning":             {"dismissed": true},
 }
 
 var pathVariable = regexp.MustCompile(`\{([a-z_]+)\}`)
@@ -457,6 +467,8 @@ func makeRows(t *testing.T, s *servertest.Server, a, provider *servertest.Accoun
 	rows["document"], _ = created(a.Session.Do(http.MethodPost, "/api/documents", map[string]any{"title": "Bob's notes", "content": "private"}), "document")["id"].(string)
 	rows["calendar_event"], _ = created(a.Session.Do(http.MethodPost, "/api/calendar/events", map[string]any{"title": "Bob's meeting",
 		"startsAt": "2030-01-01T10:00:00Z", "endsAt": "2030-01-01T11:00:00Z"}), "event")["id"].(string)
+	rows["learning"], _ = created(a.Session.Do(http.MethodPost, "/api/learnings", map[string]any{"category": "behavior", "content": "Bob's habit"}), "learning")["id"].(string)
+	rows["workflow"] = learningrules.WorkflowID([]string{"open_view", "approve", "move"})
 	keys := a.Session.Do(http.MethodGet, "/api/v2/keys", nil).JSON(t)["keys"].([]any)
 	rows["key"], _ = keys[0].(map[string]any)["id"].(string)
 	rows["inbound_webhook"], _ = a.Session.Do(http.MethodPost, "/api/webhooks/inbound",

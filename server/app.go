@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/learnings"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
@@ -136,6 +137,9 @@ type App struct {
 	// Digests tells the quiet-hours and linked-card digests when they are
 	// due: tests Wake it after moving the clock.
 	Digests *alarm.Loop
+	// Learnings are the daily analysis and the signals' retention: tests
+	// Wake them after moving the clock.
+	Learnings *learnings.Timers
 	// Renewals renews platform teams' plans (a hub only; nil elsewhere):
 	// tests Wake it after moving the clock.
 	Renewals *alarm.Loop

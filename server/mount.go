@@ -42,6 +42,9 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewEconomyAdminServiceHandler, switchboardv1.RegisterEconomyAdminServiceHandlerServer)(s.economyAdmin, s.economyAdmin),
 		serve(switchboardv1connect.NewEconomyPeerServiceHandler, switchboardv1.RegisterEconomyPeerServiceHandlerServer)(s.economyPeer, s.economyPeer),
 		serve(switchboardv1connect.NewJobMarketServiceHandler, switchboardv1.RegisterJobMarketServiceHandlerServer)(s.economyMarket, s.economyMarket),
+		serve(switchboardv1connect.NewBehaviorSignalServiceHandler, switchboardv1.RegisterBehaviorSignalServiceHandlerServer)(s.learnings, s.learnings),
+		serve(switchboardv1connect.NewLearningServiceHandler, switchboardv1.RegisterLearningServiceHandlerServer)(s.learnings, s.learnings),
+		serve(switchboardv1connect.NewWorkflowServiceHandler, switchboardv1.RegisterWorkflowServiceHandlerServer)(s.learnings, s.learnings),
 		serve(switchboardv1connect.NewProfileServiceHandler, switchboardv1.RegisterProfileServiceHandlerServer)(s.profiles, s.profiles),
 		// A stream lives past the server's write timeout: Deadlines bounds each
 		// write instead. Its REST twin is the SSE handler New mounts itself.

@@ -50,6 +50,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
+	"github.com/switchboard-hq/switchboard/ent/learning"
 	"github.com/switchboard-hq/switchboard/ent/migrate"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/notification"
@@ -250,6 +251,7 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"network_connections.direction", "federation_direction", entEnum(networkconnection.DirectionValidator)},
 		{"network_connections.trust_level", "trust_level", entEnum(networkconnection.TrustLevelValidator)},
 		{"notifications.type", "notification_type", entEnum(notification.TypeValidator)},
+		{"learnings.category", "learning_category", entEnum(learning.CategoryValidator)},
 		{"jobs.origin", "job_origin", entEnum(job.OriginValidator)},
 		{"jobs.task_type", "job_task_type", entEnum(job.TaskTypeValidator)},
 		{"jobs.urgency", "job_urgency", entEnum(job.UrgencyValidator)},

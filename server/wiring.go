@@ -42,6 +42,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/inbound"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
+	"github.com/switchboard-hq/switchboard/server/learnings"
 	"github.com/switchboard-hq/switchboard/server/mcp"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/network/operator"
@@ -103,6 +104,8 @@ type services struct {
 	economyJobs   *economy.Jobs
 	economyMarket *economyoperator.Market
 	netCore       *network.Core
+	// Behavior signals, learnings and the admin's workflows.
+	learnings *learnings.Service
 	// profiles is the profile pages of users and teams (ProfileService).
 	profiles *profiles.Service
 	// The hub's and the spoke's sides, split by who calls them; hub and
@@ -277,6 +280,7 @@ func (h *house) buildServices(*App) error {
 	s.calendar = &calendar.Service{DB: cfg.DB, Now: cfg.now}
 	s.now = &calendar.Now{DB: cfg.DB, Now: cfg.now}
 	s.docs = &documents.Service{DB: cfg.DB, Now: cfg.now}
+	s.learnings = &learnings.Service{DB: cfg.DB, Now: cfg.now}
 	s.events = &events.Service{Bus: h.bus}
 	s.kanban = &kanban.Service{DB: cfg.DB, Now: cfg.now}
 	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
@@ -369,6 +373,10 @@ func (h *house) start(app *App) {
 	app.closers = append(app.closers, app.Economy.Close)
 	app.Digests = s.relays.StartDigests(h.cfg.Clock)
 	app.closers = append(app.closers, app.Digests.Close)
+	app.Learnings = s.learnings.StartTimers(h.cfg.Clock, func(ctx context.Context, err error) {
+		h.cfg.Logger.ErrorContext(ctx, "learnings: daily timer", "error", err)
+	})
+	app.closers = append(app.closers, app.Learnings.Close)
 	if s.hub.Serving {
 		// Only the managed platform bills teams.
 		app.Renewals = s.groups.StartRenewals(h.cfg.Clock)

@@ -111,6 +111,7 @@ const (
 	TypeProjectInvite       Type = "project_invite"
 	TypeProfileUpdated      Type = "profile_updated"
 	TypeTeamAdded           Type = "team_added"
+	TypeLearningGenerated   Type = "learning_generated"
 )
 
 func (_type Type) String() string {
@@ -120,7 +121,7 @@ func (_type Type) String() string {
 // TypeValidator is a validator for the "type" field enum values. It is called by the builders before save.
 func TypeValidator(_type Type) error {
 	switch _type {
-	case TypeTaskAssigned, TypeMention, TypeRelayReceived, TypeApprovalNeeded, TypeDeadlineApproaching, TypeAgentUpdate, TypeTeamInvite, TypeProjectUpdate, TypeCapabilityAlert, TypeSystemNotice, TypePaymentReceived, TypeGoalProgress, TypeProjectInvite, TypeProfileUpdated, TypeTeamAdded:
+	case TypeTaskAssigned, TypeMention, TypeRelayReceived, TypeApprovalNeeded, TypeDeadlineApproaching, TypeAgentUpdate, TypeTeamInvite, TypeProjectUpdate, TypeCapabilityAlert, TypeSystemNotice, TypePaymentReceived, TypeGoalProgress, TypeProjectInvite, TypeProfileUpdated, TypeTeamAdded, TypeLearningGenerated:
 		return nil
 	default:
 		return fmt.Errorf("notification: invalid enum value for type field: %q", _type)

@@ -41,6 +41,8 @@ func (Setting) Fields() []ent.Field {
 		// profiles"), and its text.
 		field.Enum("profile_visibility").Values(vocab.Values("profile_visibility")...).Default("public"),
 		field.Text("bio").Default(""),
+		// The IANA time zone the behavior signals' hour and day default to.
+		field.String("timezone").Default("UTC"),
 	}
 }
 

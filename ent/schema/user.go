@@ -67,5 +67,7 @@ func (User) Edges() []ent.Edge {
 		edge.To("jobs", Job.Type),
 		edge.To("provider_capabilities", ProviderCapability.Type),
 		edge.To("calendar_events", CalendarEvent.Type),
+		edge.To("behavior_signals", BehaviorSignal.Type),
+		edge.To("learnings", Learning.Type),
 	}
 }

@@ -37,6 +37,8 @@ const (
 	FieldProfileVisibility = "profile_visibility"
 	// FieldBio holds the string denoting the bio field in the database.
 	FieldBio = "bio"
+	// FieldTimezone holds the string denoting the timezone field in the database.
+	FieldTimezone = "timezone"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// Table holds the table name of the setting in the database.
@@ -64,6 +66,7 @@ var Columns = []string{
 	FieldServiceKeys,
 	FieldProfileVisibility,
 	FieldBio,
+	FieldTimezone,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -89,6 +92,8 @@ var (
 	DefaultServiceKeys []schema.ServiceKey
 	// DefaultBio holds the default value on creation for the "bio" field.
 	DefaultBio string
+	// DefaultTimezone holds the default value on creation for the "timezone" field.
+	DefaultTimezone string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -178,6 +183,11 @@ func ByProfileVisibility(opts ...sql.OrderTermOption) OrderOption {
 // ByBio orders the results by the bio field.
 func ByBio(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldBio, opts...).ToFunc()
+}
+
+// ByTimezone orders the results by the timezone field.
+func ByTimezone(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldTimezone, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

@@ -1192,11 +1192,12 @@ const (
 	NotificationTypeProjectInvite       NotificationType = "project_invite"       // Project invite
 	NotificationTypeProfileUpdated      NotificationType = "profile_updated"      // Profile updated
 	NotificationTypeTeamAdded           NotificationType = "team_added"           // Added to a team
+	NotificationTypeLearningGenerated   NotificationType = "learning_generated"   // New learning
 )
 
 // NotificationTypeValues answers every value of notification_type, in declared order.
 func NotificationTypeValues() []NotificationType {
-	return []NotificationType{NotificationTypeTaskAssigned, NotificationTypeMention, NotificationTypeRelayReceived, NotificationTypeApprovalNeeded, NotificationTypeDeadlineApproaching, NotificationTypeAgentUpdate, NotificationTypeTeamInvite, NotificationTypeProjectUpdate, NotificationTypeCapabilityAlert, NotificationTypeSystemNotice, NotificationTypePaymentReceived, NotificationTypeGoalProgress, NotificationTypeProjectInvite, NotificationTypeProfileUpdated, NotificationTypeTeamAdded}
+	return []NotificationType{NotificationTypeTaskAssigned, NotificationTypeMention, NotificationTypeRelayReceived, NotificationTypeApprovalNeeded, NotificationTypeDeadlineApproaching, NotificationTypeAgentUpdate, NotificationTypeTeamInvite, NotificationTypeProjectUpdate, NotificationTypeCapabilityAlert, NotificationTypeSystemNotice, NotificationTypePaymentReceived, NotificationTypeGoalProgress, NotificationTypeProjectInvite, NotificationTypeProfileUpdated, NotificationTypeTeamAdded, NotificationTypeLearningGenerated}
 }
 
 // RouteCandidateKind is a value of the vocabulary route_candidate_kind.

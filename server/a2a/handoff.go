@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/calendar"
+	"github.com/switchboard-hq/switchboard/server/learnings"
 	"github.com/switchboard-hq/switchboard/server/settings"
 )
 
@@ -50,7 +51,11 @@ func (h *Handoff) GetPlaybook(ctx context.Context, _ *switchboardv1.GetPlaybookR
 	if err != nil {
 		return nil, err
 	}
-	prefs := &switchboardv1.PlaybookPreferences{Mode: settings.Mode, Learnings: []string{}}
+	active, err := learnings.Active(ctx, h.DB.Client, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	prefs := &switchboardv1.PlaybookPreferences{Mode: settings.Mode, Learnings: append([]string{}, active...)}
 	row, err := h.DB.Setting.Query().Where(setting.UserID(p.UserID)).Only(ctx)
 	switch {
 	case err == nil:

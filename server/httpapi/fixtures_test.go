@@ -131,7 +131,7 @@ func coreFixtures() []fixture {
 				{Service: "webhook_push", Url: "https://hooks.example.com/switchboard", SecretSet: true},
 				{Service: "webhook_push", Url: "https://ops.example.org/in?team=7", SecretSet: true},
 			},
-			ProfileVisibility: "network", Bio: "Runs the <night> shift & \"more\"",
+			ProfileVisibility: "network", Bio: "Runs the <night> shift & \"more\"", Timezone: "Europe/Paris",
 		}),
 		single("GetSettingsResponse", "sparse", &switchboardv1.GetSettingsResponse{Mode: "cockpit"}),
 
@@ -139,6 +139,7 @@ func coreFixtures() []fixture {
 			QueueAutoApprove: proto.Bool(true), Mode: proto.String("cockpit"),
 		}),
 		single("UpdateSettingsResponse", "sparse", &switchboardv1.UpdateSettingsResponse{}),
+		single("UpdateSettingsResponse", "timezone", &switchboardv1.UpdateSettingsResponse{Timezone: proto.String("America/New_York")}),
 		// The profile's fields answer as applied; an emptied bio is "".
 		single("UpdateSettingsResponse", "profile", &switchboardv1.UpdateSettingsResponse{
 			ProfileVisibility: proto.String("private"), Bio: proto.String(""),

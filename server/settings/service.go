@@ -59,6 +59,7 @@ func (s *Service) GetSettings(ctx context.Context, _ *switchboardv1.GetSettingsR
 		ServiceKeys:        view(row.ServiceKeys),
 		ProfileVisibility:  string(row.ProfileVisibility),
 		Bio:                row.Bio,
+		Timezone:           row.Timezone,
 	}
 	if row.AssistantName != "" {
 		res.AssistantName = &row.AssistantName
@@ -80,14 +81,21 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 		return nil, err
 	}
 	setKeys := len(req.GetServiceKeys()) > 0
-	if req.QueueAutoApprove == nil && req.Mode == nil && !setKeys && !clearKeys && req.ProfileVisibility == nil && req.Bio == nil {
+	if req.QueueAutoApprove == nil && req.Mode == nil && !setKeys && !clearKeys && req.ProfileVisibility == nil && req.Bio == nil && req.Timezone == nil {
 		if req.ServiceKeys != nil {
 			return nil, apperr.Invalid("serviceKeys is empty: to remove every service, name serviceKeys in clearFields")
 		}
-		return nil, apperr.Invalid("no supported field supplied: send queueAutoApprove, mode, serviceKeys, profileVisibility, bio or clearFields")
+		return nil, apperr.Invalid("no supported field supplied: send queueAutoApprove, mode, serviceKeys, profileVisibility, bio, timezone or clearFields")
 	}
 	if req.ProfileVisibility != nil && req.GetProfileVisibility() == "" {
 		return nil, apperr.Invalid("profileVisibility must be one of %s", strings.Join(vocab.Values("profile_visibility"), ", "))
+	}
+	if req.Timezone != nil {
+		if z := req.GetTimezone(); z == "" || z == "Local" {
+			return nil, apperr.Invalid("timezone must be an IANA time zone name such as Europe/Paris or UTC")
+		} else if _, err := time.LoadLocation(z); err != nil {
+			return nil, apperr.Invalid("timezone %q is not an IANA time zone name (such as Europe/Paris or UTC)", z)
+		}
 	}
 	// Before the transaction: the address check may wait on DNS.
 	if err := checkServiceKeys(ctx, req.GetServiceKeys(), s.Egress); err != nil {
@@ -116,6 +124,11 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 			res.Bio = req.Bio
 			// Not the text: the feed is shown around.
 			applied = append(applied, "bio updated")
+		}
+		if req.Timezone != nil {
+			upd.SetTimezone(req.GetTimezone())
+			res.Timezone = req.Timezone
+			applied = append(applied, "timezone="+req.GetTimezone())
 		}
 		switch {
 		case setKeys:

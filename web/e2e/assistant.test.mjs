@@ -317,3 +317,31 @@ test("Voice: a recording from the microphone is transcribed into the message box
     await micBrowser.close();
   }
 });
+
+test("Learnings: a learning is shown and dismissing removes it; the signals chart draws by hour and day", async () => {
+  const call = (method, path, body) => H.rest(server.base, method, path, { cookie: owner.cookie, body });
+  const made = await call("POST", "/api/learnings", { category: "schedule", content: "Works best in the morning" });
+  assert.equal(made.status, 201);
+  for (let i = 0; i < 3; i++) assert.equal((await call("POST", "/api/behavior-signals", { action: "approve", hour: 9, dayOfWeek: 2 })).status, 201);
+  await page.getByRole("link", { name: "Queue", exact: true }).click(); // a view change is a signal too
+  await page.getByRole("heading", { name: "Queue", level: 1 }).waitFor({ timeout: H.deadline });
+  await openAssistant();
+  const panel = page.getByRole("region", { name: "Learnings" });
+  await panel.getByText("Works best in the morning").waitFor({ timeout: H.deadline });
+  // The chart: 24 bars by hour and 7 by day, hour 9 and Tuesday the tallest.
+  const charts = page.getByRole("region", { name: "Activity by hour and day" });
+  await charts.getByRole("img", { name: "Signals by hour" }).waitFor({ timeout: H.deadline });
+  assert.equal(await charts.getByRole("img", { name: "Signals by hour" }).locator("rect").count(), 24);
+  assert.equal(await charts.getByRole("img", { name: "Signals by day" }).locator("rect").count(), 7);
+  assert.ok(Number(await charts.getByRole("img", { name: "Signals by hour" }).locator("rect").nth(9).getAttribute("data-count")) >= 3);
+  assert.ok(Number(await charts.getByRole("img", { name: "Signals by day" }).locator("rect").nth(2).getAttribute("data-count")) >= 3);
+  // The dashboard's own signals reached the server (the view changes).
+  const views = (await call("GET", "/api/behavior-signals?days=1")).json;
+  assert.ok((views.byAction?.open_view ?? 0) >= 1, `open_view signals: ${JSON.stringify(views.byAction)}`);
+  await panel.getByRole("button", { name: "Dismiss Works best in the morning" }).click();
+  await H.until(async () => (await panel.getByText("Works best in the morning").count()) === 0, "the dismissed learning gone");
+  const listed = (await call("GET", "/api/learnings")).json.learnings;
+  assert.equal(listed.filter((l) => l.content === "Works best in the morning").length, 0);
+  const all = (await call("GET", "/api/learnings?includeDismissed=true")).json.learnings;
+  assert.equal(all.find((l) => l.content === "Works best in the morning")?.dismissed, true);
+});

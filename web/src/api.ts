@@ -19,6 +19,7 @@ import { FederationAuditService } from "./gen/switchboard/v1/federation_audit_pb
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
 import { KeyService } from "./gen/switchboard/v1/keys_pb";
 import { InboundWebhookService } from "./gen/switchboard/v1/inbound_webhooks_pb";
+import { BehaviorSignalService, LearningService } from "./gen/switchboard/v1/learnings_pb";
 import { NetworkExchangeService } from "./gen/switchboard/v1/network_exchange_pb";
 import { NetworkService } from "./gen/switchboard/v1/network_pb";
 import { NetworkRelayService } from "./gen/switchboard/v1/network_relay_pb";
@@ -62,6 +63,8 @@ export const api = {
   kanban: createClient(KanbanService, transport),
   keys: createClient(KeyService, transport),
   inbound: createClient(InboundWebhookService, transport),
+  learnings: createClient(LearningService, transport),
+  signals: createClient(BehaviorSignalService, transport),
   network: createClient(NetworkService, transport),
   networkExchange: createClient(NetworkExchangeService, transport),
   networkRelay: createClient(NetworkRelayService, transport),

@@ -1,6 +1,7 @@
 // The dashboard's shell: session check, login, navigation between the views
 // (hash routes, so the server serves one page at "/"), the live stream, and
 // the spec's window events.
+import { signal } from "./signal";
 import "./style.css";
 
 import { api, isUnauthenticated } from "./api";
@@ -291,6 +292,7 @@ function route(): void {
   }
   const r = parseRoute(location.hash);
   if (!r) return; // an in-page anchor such as the skip link
+  signal("open_view", { view: r.tab });
   unmountView();
   for (const [id, a] of shell.links) {
     if (id === r.tab) {

@@ -8,6 +8,7 @@
 // (proto/switchboard/v1/widgets.proto) when it belongs to a queue item; a
 // widget of another type, or in a chat message naming no item, is read-only
 // (docs/decisions.md, "Widgets in the dashboard").
+import { signal } from "./signal";
 import { createClient } from "@connectrpc/connect";
 import { errorText, isUnauthenticated, transport } from "./api";
 import { h, replace, uid } from "./dom";
@@ -391,6 +392,7 @@ function answerableEl(w: Widget, meta: Meta, subject: string, itemId: string): H
     replace(problem);
     try {
       const res = await responses.respondToWidget({ itemId, widgetId: w.key, widgetItemId: row.id || undefined, action });
+      signal("answer_widget", { queueItemId: itemId, widget: w.key, action });
       const terminal = res.completed || terminalActions.has(action);
       const st = res.item?.status;
       let message = answerText(terminal ? "Answered" : "Recorded", action, row);

@@ -77,7 +77,10 @@ type GetSettingsResponse struct {
 	// peers).
 	ProfileVisibility string `protobuf:"bytes,8,opt,name=profile_visibility,json=profileVisibility,proto3" json:"profile_visibility,omitempty"`
 	// The profile's text; "" when none.
-	Bio           string `protobuf:"bytes,9,opt,name=bio,proto3" json:"bio,omitempty"`
+	Bio string `protobuf:"bytes,9,opt,name=bio,proto3" json:"bio,omitempty"`
+	// The IANA time zone (e.g. Europe/Paris) behavior signals are counted in;
+	// UTC by default.
+	Timezone      string `protobuf:"bytes,10,opt,name=timezone,proto3" json:"timezone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -171,6 +174,13 @@ func (x *GetSettingsResponse) GetProfileVisibility() string {
 func (x *GetSettingsResponse) GetBio() string {
 	if x != nil {
 		return x.Bio
+	}
+	return ""
+}
+
+func (x *GetSettingsResponse) GetTimezone() string {
+	if x != nil {
+		return x.Timezone
 	}
 	return ""
 }
@@ -321,7 +331,9 @@ type UpdateSettingsRequest struct {
 	// public, private or network.
 	ProfileVisibility *string `protobuf:"bytes,5,opt,name=profile_visibility,json=profileVisibility,proto3,oneof" json:"profile_visibility,omitempty"`
 	// The profile's text; "" empties it.
-	Bio           *string `protobuf:"bytes,6,opt,name=bio,proto3,oneof" json:"bio,omitempty"`
+	Bio *string `protobuf:"bytes,6,opt,name=bio,proto3,oneof" json:"bio,omitempty"`
+	// An IANA time zone name (e.g. Europe/Paris); others are refused.
+	Timezone      *string `protobuf:"bytes,7,opt,name=timezone,proto3,oneof" json:"timezone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -398,6 +410,13 @@ func (x *UpdateSettingsRequest) GetBio() string {
 	return ""
 }
 
+func (x *UpdateSettingsRequest) GetTimezone() string {
+	if x != nil && x.Timezone != nil {
+		return *x.Timezone
+	}
+	return ""
+}
+
 // UpdateSettingsResponse carries only the fields the request supplied.
 type UpdateSettingsResponse struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
@@ -409,6 +428,7 @@ type UpdateSettingsResponse struct {
 	ClearFields       []string `protobuf:"bytes,4,rep,name=clear_fields,json=clearFields,proto3" json:"clear_fields,omitempty"`
 	ProfileVisibility *string  `protobuf:"bytes,5,opt,name=profile_visibility,json=profileVisibility,proto3,oneof" json:"profile_visibility,omitempty"`
 	Bio               *string  `protobuf:"bytes,6,opt,name=bio,proto3,oneof" json:"bio,omitempty"`
+	Timezone          *string  `protobuf:"bytes,7,opt,name=timezone,proto3,oneof" json:"timezone,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -485,12 +505,19 @@ func (x *UpdateSettingsResponse) GetBio() string {
 	return ""
 }
 
+func (x *UpdateSettingsResponse) GetTimezone() string {
+	if x != nil && x.Timezone != nil {
+		return *x.Timezone
+	}
+	return ""
+}
+
 var File_switchboard_v1_settings_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\n" +
 	"\x1dswitchboard/v1/settings.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cswitchboard/v1/options.proto\"\x14\n" +
-	"\x12GetSettingsRequest\"\xaf\x03\n" +
+	"\x12GetSettingsRequest\"\xcb\x03\n" +
 	"\x13GetSettingsResponse\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12,\n" +
 	"\x12queue_auto_approve\x18\x02 \x01(\bR\x10queueAutoApprove\x12*\n" +
@@ -500,7 +527,9 @@ const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\x10onboarding_phase\x18\x06 \x01(\x05R\x0fonboardingPhase\x12=\n" +
 	"\fservice_keys\x18\a \x03(\v2\x1a.switchboard.v1.ServiceKeyR\vserviceKeys\x12E\n" +
 	"\x12profile_visibility\x18\b \x01(\tB\x16\xba\xf5\x18\x12profile_visibilityR\x11profileVisibility\x12\x10\n" +
-	"\x03bio\x18\t \x01(\tR\x03bioB\x11\n" +
+	"\x03bio\x18\t \x01(\tR\x03bio\x12\x1a\n" +
+	"\btimezone\x18\n" +
+	" \x01(\tR\btimezoneB\x11\n" +
 	"\x0f_assistant_name\"d\n" +
 	"\n" +
 	"ServiceKey\x12%\n" +
@@ -512,29 +541,33 @@ const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\aservice\x18\x01 \x01(\tB\x13\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\aserviceR\aservice\x12\x1a\n" +
 	"\x03url\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10R\x03url\x12%\n" +
 	"\x06secret\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x00R\x06secret\x88\x01\x01B\t\n" +
-	"\a_secret\"\xa1\x03\n" +
+	"\a_secret\"\xd8\x03\n" +
 	"\x15UpdateSettingsRequest\x121\n" +
 	"\x12queue_auto_approve\x18\x01 \x01(\bH\x00R\x10queueAutoApprove\x88\x01\x01\x12!\n" +
 	"\x04mode\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x01R\x04mode\x88\x01\x01\x12L\n" +
 	"\fservice_keys\x18\x03 \x03(\v2\x1f.switchboard.v1.ServiceKeyInputB\b\xbaH\x05\x92\x01\x02\x102R\vserviceKeys\x121\n" +
 	"\fclear_fields\x18\x04 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10d\"\x04r\x02\x18@R\vclearFields\x12Q\n" +
 	"\x12profile_visibility\x18\x05 \x01(\tB\x1d\xbaH\x04r\x02\x18d\xba\xf5\x18\x12profile_visibilityH\x02R\x11profileVisibility\x88\x01\x01\x12\x1f\n" +
-	"\x03bio\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fH\x03R\x03bio\x88\x01\x01B\x15\n" +
+	"\x03bio\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fH\x03R\x03bio\x88\x01\x01\x12(\n" +
+	"\btimezone\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@H\x04R\btimezone\x88\x01\x01B\x15\n" +
 	"\x13_queue_auto_approveB\a\n" +
 	"\x05_modeB\x15\n" +
 	"\x13_profile_visibilityB\x06\n" +
-	"\x04_bio\"\xee\x02\n" +
+	"\x04_bioB\v\n" +
+	"\t_timezone\"\x9c\x03\n" +
 	"\x16UpdateSettingsResponse\x121\n" +
 	"\x12queue_auto_approve\x18\x01 \x01(\bH\x00R\x10queueAutoApprove\x88\x01\x01\x12\x17\n" +
 	"\x04mode\x18\x02 \x01(\tH\x01R\x04mode\x88\x01\x01\x12=\n" +
 	"\fservice_keys\x18\x03 \x03(\v2\x1a.switchboard.v1.ServiceKeyR\vserviceKeys\x12!\n" +
 	"\fclear_fields\x18\x04 \x03(\tR\vclearFields\x12J\n" +
 	"\x12profile_visibility\x18\x05 \x01(\tB\x16\xba\xf5\x18\x12profile_visibilityH\x02R\x11profileVisibility\x88\x01\x01\x12\x15\n" +
-	"\x03bio\x18\x06 \x01(\tH\x03R\x03bio\x88\x01\x01:\x04\xd0\xf3\x18\x01B\x15\n" +
+	"\x03bio\x18\x06 \x01(\tH\x03R\x03bio\x88\x01\x01\x12\x1f\n" +
+	"\btimezone\x18\a \x01(\tH\x04R\btimezone\x88\x01\x01:\x04\xd0\xf3\x18\x01B\x15\n" +
 	"\x13_queue_auto_approveB\a\n" +
 	"\x05_modeB\x15\n" +
 	"\x13_profile_visibilityB\x06\n" +
-	"\x04_bio2\xbb\x02\n" +
+	"\x04_bioB\v\n" +
+	"\t_timezone2\xbb\x02\n" +
 	"\x0fSettingsService\x12\x82\x01\n" +
 	"\vGetSettings\x12\".switchboard.v1.GetSettingsRequest\x1a#.switchboard.v1.GetSettingsResponse\"*\xda\xf3\x18\x0e\x12\x02\x01\x02\x1a\bsettings\x82\xd3\xe4\x93\x02\x12\x12\x10/api/v2/settings\x12\xa2\x01\n" +
 	"\x0eUpdateSettings\x12%.switchboard.v1.UpdateSettingsRequest\x1a&.switchboard.v1.UpdateSettingsResponse\"A\xda\xf3\x18\x0e\x12\x02\x01\x02\x1a\bsettings\x82\xd3\xe4\x93\x02):\x01*Z\x12:\x01*\x1a\r/api/settings2\x10/api/v2/settingsBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -20,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/chat"
+	"github.com/switchboard-hq/switchboard/server/learnings"
 	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -33,6 +35,8 @@ const (
 	// from.
 	candidateItems = 30
 	candidateCards = 10
+	// MaxLearnings is how many active learnings the identity carries.
+	MaxLearnings = 10
 )
 
 // Sources reads Assemble's inputs for one account, each query limited to
@@ -103,6 +107,15 @@ func (s Sources) identity(ctx context.Context, userID string, in *Input) error {
 	default:
 		in.Identity.AssistantName, in.Identity.AutoApprove = set.AssistantName, set.QueueAutoApprove
 	}
+	// The active learnings are the operator's standing preferences: written
+	// by the operator or derived from the operator's own signals and queue
+	// (an item's source enters one only as a plain token, rules.SafeName),
+	// so they are operator text, not a data block.
+	active, err := learnings.Active(ctx, s.DB, userID)
+	if err != nil {
+		return err
+	}
+	in.Identity.Preferences = strings.Join(active[:min(len(active), MaxLearnings)], "; ")
 	return nil
 }
 

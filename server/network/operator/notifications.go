@@ -106,6 +106,9 @@ func notificationProto(n *ent.Notification) *switchboardv1.Notification {
 		ConnectionId: n.ConnectionID, FromUserName: n.FromUserName, FromUserEmail: n.FromUserEmail,
 		From: handle.Peer(n.FromUserEmail, n.FromInstanceURL), CreatedAt: timestamppb.New(n.CreatedAt),
 	}
+	if n.ConnectionID == nil && n.FromInstanceURL == "" {
+		out.From = "" // a local notification (a new learning) has no sender elsewhere
+	}
 	if n.ReadAt != nil {
 		out.ReadAt = timestamppb.New(*n.ReadAt)
 	}

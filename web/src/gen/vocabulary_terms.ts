@@ -686,6 +686,7 @@ export const NotificationType = {
   ProjectInvite: "project_invite",
   ProfileUpdated: "profile_updated",
   TeamAdded: "team_added",
+  LearningGenerated: "learning_generated",
 } as const;
 export type NotificationType = (typeof NotificationType)[keyof typeof NotificationType];
 

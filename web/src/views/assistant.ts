@@ -12,6 +12,7 @@ import { h, replace, type Child } from "../dom";
 import type { AssistantMessage, ExecutedTag } from "../gen/switchboard/v1/assistant_pb";
 import type { Document } from "../gen/switchboard/v1/documents_pb";
 import { announce, queueChanged } from "../refresh";
+import { learningsPanel } from "./learnings";
 import { Region, emptyState, label, reportUnauthenticated, timeOf, type View } from "../ui";
 
 const pageSize = 30;
@@ -310,6 +311,7 @@ export function assistantView(): View {
   const log = h("div", { class: "msg-log", role: "log", "aria-live": "polite", "aria-label": "Conversation", tabindex: 0 });
   const older = h("div", { class: "older" });
   const docs = documentsPanel();
+  const learned = learningsPanel();
 
   const render = (stick: boolean) => {
     replace(
@@ -449,7 +451,7 @@ export function assistantView(): View {
     "div",
     { class: "view assistant" },
     h("div", { class: "view-head" }, h("h1", null, "Assistant")),
-    h("div", { class: "assistant-layout" }, h("div", { class: "assistant-main" }, region.el, form, status), docs.el),
+    h("div", { class: "assistant-layout" }, h("div", { class: "assistant-main" }, region.el, form, status), h("div", { class: "assistant-side" }, learned.el, docs.el)),
   );
   void load();
   return { el, unmount: () => streaming?.abort() };

@@ -1,6 +1,7 @@
 // Board: one column per card status, each paged on its own. Cards show their
 // checklist progress, labels, due date, contacts and the pending-review badge;
 // a card moves by drag and drop or, from the keyboard, with its Move control.
+import { signal } from "../signal";
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { KanbanCard } from "../gen/switchboard/v1/kanban_pb";
@@ -16,6 +17,7 @@ async function moveCard(card: KanbanCard, status: string, problem: HTMLElement):
   if (status === card.status) return;
   try {
     await api.kanban.updateCard({ id: card.id, card: { status } });
+    signal("move", { cardId: card.id, from: card.status, to: status });
     toast(`"${card.title}" moved to ${termLabel("card_status", status)}`);
     announce("board", "now", "activity");
   } catch (e) {

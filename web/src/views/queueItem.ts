@@ -4,6 +4,7 @@
 // an invite relay from a connection (a project or a team on their instance)
 // is accepted or declined by approving or rejecting its item, which answers
 // it over the network.
+import { signal } from "../signal";
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { QueueItem } from "../gen/switchboard/v1/queue_pb";
@@ -138,6 +139,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
           approve.disabled = true;
           try {
             const res = await api.queue.confirmQueueItem({ id: item.id, action: ConfirmAction.Approve });
+            signal("approve", { queueItemId: item.id, type: item.type });
             toast(relayInvite ? `Accepted: ${relayInvite.title}. Its lead hears of it over the network.` : res.message);
             announce(...queueChanged(QueueStatus.Ready));
           } catch (e) {
@@ -167,6 +169,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
                 yes.disabled = true;
                 try {
                   const res = await api.queue.confirmQueueItem({ id: item.id, action: ConfirmAction.Reject });
+                  signal("reject", { queueItemId: item.id, type: item.type });
                   toast(relayInvite ? `Declined: ${relayInvite.title}.` : res.message);
                   announce(...queueChanged());
                 } catch (e) {
