@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/boardinsight"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -93,6 +94,8 @@ type Client struct {
 	AgentQualitySignal *AgentQualitySignalClient
 	// AssistantMessage is the client for interacting with the AssistantMessage builders.
 	AssistantMessage *AssistantMessageClient
+	// BoardInsight is the client for interacting with the BoardInsight builders.
+	BoardInsight *BoardInsightClient
 	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
 	CapabilityInstall *CapabilityInstallClient
 	// CapabilityPack is the client for interacting with the CapabilityPack builders.
@@ -217,6 +220,7 @@ func (c *Client) init() {
 	c.ActivityEntry = NewActivityEntryClient(c.config)
 	c.AgentQualitySignal = NewAgentQualitySignalClient(c.config)
 	c.AssistantMessage = NewAssistantMessageClient(c.config)
+	c.BoardInsight = NewBoardInsightClient(c.config)
 	c.CapabilityInstall = NewCapabilityInstallClient(c.config)
 	c.CapabilityPack = NewCapabilityPackClient(c.config)
 	c.Card = NewCardClient(c.config)
@@ -368,6 +372,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ActivityEntry:        NewActivityEntryClient(cfg),
 		AgentQualitySignal:   NewAgentQualitySignalClient(cfg),
 		AssistantMessage:     NewAssistantMessageClient(cfg),
+		BoardInsight:         NewBoardInsightClient(cfg),
 		CapabilityInstall:    NewCapabilityInstallClient(cfg),
 		CapabilityPack:       NewCapabilityPackClient(cfg),
 		Card:                 NewCardClient(cfg),
@@ -446,6 +451,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ActivityEntry:        NewActivityEntryClient(cfg),
 		AgentQualitySignal:   NewAgentQualitySignalClient(cfg),
 		AssistantMessage:     NewAssistantMessageClient(cfg),
+		BoardInsight:         NewBoardInsightClient(cfg),
 		CapabilityInstall:    NewCapabilityInstallClient(cfg),
 		CapabilityPack:       NewCapabilityPackClient(cfg),
 		Card:                 NewCardClient(cfg),
@@ -530,18 +536,18 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
-		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.CardLink,
-		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract,
-		c.ContractAmendment, c.ContractEntry, c.ContractReview, c.DeveloperKey,
-		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
-		c.FederationMembership, c.IdempotencyRecord, c.Job, c.JobApplication,
-		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
-		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
-		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
-		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
-		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
-		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
-		c.WebhookDelivery, c.WorkPattern,
+		c.BoardInsight, c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact,
+		c.CardLink, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
+		c.Contract, c.ContractAmendment, c.ContractEntry, c.ContractReview,
+		c.DeveloperKey, c.Document, c.Execution, c.FederationAuditLog,
+		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord, c.Job,
+		c.JobApplication, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
+		c.NetworkPreference, c.NetworkSetting, c.Notification, c.PaymentHold,
+		c.PeerPattern, c.PeriodicRun, c.Project, c.ProjectInvite, c.ProjectMember,
+		c.ProviderCapability, c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session,
+		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.StoreUnlock, c.StreamEvent, c.Team, c.TeamInvite, c.TeamMember,
+		c.TeamSubscription, c.User, c.UserReputation, c.WebhookDelivery, c.WorkPattern,
 	} {
 		n.Use(hooks...)
 	}
@@ -552,18 +558,18 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
-		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.CardLink,
-		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract,
-		c.ContractAmendment, c.ContractEntry, c.ContractReview, c.DeveloperKey,
-		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
-		c.FederationMembership, c.IdempotencyRecord, c.Job, c.JobApplication,
-		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
-		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
-		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
-		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
-		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
-		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
-		c.WebhookDelivery, c.WorkPattern,
+		c.BoardInsight, c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact,
+		c.CardLink, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
+		c.Contract, c.ContractAmendment, c.ContractEntry, c.ContractReview,
+		c.DeveloperKey, c.Document, c.Execution, c.FederationAuditLog,
+		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord, c.Job,
+		c.JobApplication, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
+		c.NetworkPreference, c.NetworkSetting, c.Notification, c.PaymentHold,
+		c.PeerPattern, c.PeriodicRun, c.Project, c.ProjectInvite, c.ProjectMember,
+		c.ProviderCapability, c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session,
+		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.StoreUnlock, c.StreamEvent, c.Team, c.TeamInvite, c.TeamMember,
+		c.TeamSubscription, c.User, c.UserReputation, c.WebhookDelivery, c.WorkPattern,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -582,6 +588,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AgentQualitySignal.mutate(ctx, m)
 	case *AssistantMessageMutation:
 		return c.AssistantMessage.mutate(ctx, m)
+	case *BoardInsightMutation:
+		return c.BoardInsight.mutate(ctx, m)
 	case *CapabilityInstallMutation:
 		return c.CapabilityInstall.mutate(ctx, m)
 	case *CapabilityPackMutation:
@@ -1453,6 +1461,139 @@ func (c *AssistantMessageClient) mutate(ctx context.Context, m *AssistantMessage
 		return (&AssistantMessageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AssistantMessage mutation op: %q", m.Op())
+	}
+}
+
+// BoardInsightClient is a client for the BoardInsight schema.
+type BoardInsightClient struct {
+	config
+}
+
+// NewBoardInsightClient returns a client for the BoardInsight from the given config.
+func NewBoardInsightClient(c config) *BoardInsightClient {
+	return &BoardInsightClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `boardinsight.Hooks(f(g(h())))`.
+func (c *BoardInsightClient) Use(hooks ...Hook) {
+	c.hooks.BoardInsight = append(c.hooks.BoardInsight, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `boardinsight.Intercept(f(g(h())))`.
+func (c *BoardInsightClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BoardInsight = append(c.inters.BoardInsight, interceptors...)
+}
+
+// Create returns a builder for creating a BoardInsight entity.
+func (c *BoardInsightClient) Create() *BoardInsightCreate {
+	mutation := newBoardInsightMutation(c.config, OpCreate)
+	return &BoardInsightCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BoardInsight entities.
+func (c *BoardInsightClient) CreateBulk(builders ...*BoardInsightCreate) *BoardInsightCreateBulk {
+	return &BoardInsightCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BoardInsightClient) MapCreateBulk(slice any, setFunc func(*BoardInsightCreate, int)) *BoardInsightCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BoardInsightCreateBulk{err: fmt.Errorf("calling to BoardInsightClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BoardInsightCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BoardInsightCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BoardInsight.
+func (c *BoardInsightClient) Update() *BoardInsightUpdate {
+	mutation := newBoardInsightMutation(c.config, OpUpdate)
+	return &BoardInsightUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BoardInsightClient) UpdateOne(_m *BoardInsight) *BoardInsightUpdateOne {
+	mutation := newBoardInsightMutation(c.config, OpUpdateOne, withBoardInsight(_m))
+	return &BoardInsightUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BoardInsightClient) UpdateOneID(id string) *BoardInsightUpdateOne {
+	mutation := newBoardInsightMutation(c.config, OpUpdateOne, withBoardInsightID(id))
+	return &BoardInsightUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BoardInsight.
+func (c *BoardInsightClient) Delete() *BoardInsightDelete {
+	mutation := newBoardInsightMutation(c.config, OpDelete)
+	return &BoardInsightDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BoardInsightClient) DeleteOne(_m *BoardInsight) *BoardInsightDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BoardInsightClient) DeleteOneID(id string) *BoardInsightDeleteOne {
+	builder := c.Delete().Where(boardinsight.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BoardInsightDeleteOne{builder}
+}
+
+// Query returns a query builder for BoardInsight.
+func (c *BoardInsightClient) Query() *BoardInsightQuery {
+	return &BoardInsightQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBoardInsight},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BoardInsight entity by its id.
+func (c *BoardInsightClient) Get(ctx context.Context, id string) (*BoardInsight, error) {
+	return c.Query().Where(boardinsight.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BoardInsightClient) GetX(ctx context.Context, id string) *BoardInsight {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *BoardInsightClient) Hooks() []Hook {
+	return c.hooks.BoardInsight
+}
+
+// Interceptors returns the client interceptors.
+func (c *BoardInsightClient) Interceptors() []Interceptor {
+	return c.inters.BoardInsight
+}
+
+func (c *BoardInsightClient) mutate(ctx context.Context, m *BoardInsightMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BoardInsightCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BoardInsightUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BoardInsightUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BoardInsightDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BoardInsight mutation op: %q", m.Op())
 	}
 }
 
@@ -10306,8 +10447,8 @@ func (c *WorkPatternClient) mutate(ctx context.Context, m *WorkPatternMutation) 
 type (
 	hooks struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
-		CapabilityInstall, CapabilityPack, Card, CardContact, CardLink, ChatMessage,
-		ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
+		BoardInsight, CapabilityInstall, CapabilityPack, Card, CardContact, CardLink,
+		ChatMessage, ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
 		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, JobApplication, LedgerEntry, MemoryEntry,
@@ -10320,8 +10461,8 @@ type (
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
-		CapabilityInstall, CapabilityPack, Card, CardContact, CardLink, ChatMessage,
-		ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
+		BoardInsight, CapabilityInstall, CapabilityPack, Card, CardContact, CardLink,
+		ChatMessage, ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
 		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, JobApplication, LedgerEntry, MemoryEntry,

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/boardinsight"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -136,6 +137,7 @@ func checkColumn(t, c string) error {
 			activityentry.Table:        activityentry.ValidColumn,
 			agentqualitysignal.Table:   agentqualitysignal.ValidColumn,
 			assistantmessage.Table:     assistantmessage.ValidColumn,
+			boardinsight.Table:         boardinsight.ValidColumn,
 			capabilityinstall.Table:    capabilityinstall.ValidColumn,
 			capabilitypack.Table:       capabilitypack.ValidColumn,
 			card.Table:                 card.ValidColumn,

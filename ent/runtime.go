@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/boardinsight"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -231,6 +232,53 @@ func init() {
 	// assistantmessage.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	assistantmessage.IDValidator = func() func(string) error {
 		validators := assistantmessageDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	boardinsightMixin := schema.BoardInsight{}.Mixin()
+	boardinsightMixinFields0 := boardinsightMixin[0].Fields()
+	_ = boardinsightMixinFields0
+	boardinsightFields := schema.BoardInsight{}.Fields()
+	_ = boardinsightFields
+	// boardinsightDescConfidence is the schema descriptor for confidence field.
+	boardinsightDescConfidence := boardinsightFields[3].Descriptor()
+	// boardinsight.ConfidenceValidator is a validator for the "confidence" field. It is called by the builders before save.
+	boardinsight.ConfidenceValidator = func() func(float64) error {
+		validators := boardinsightDescConfidence.Validators
+		fns := [...]func(float64) error{
+			validators[0].(func(float64) error),
+			validators[1].(func(float64) error),
+		}
+		return func(confidence float64) error {
+			for _, fn := range fns {
+				if err := fn(confidence); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// boardinsightDescTargetID is the schema descriptor for target_id field.
+	boardinsightDescTargetID := boardinsightFields[6].Descriptor()
+	// boardinsight.DefaultTargetID holds the default value on creation for the target_id field.
+	boardinsight.DefaultTargetID = boardinsightDescTargetID.Default.(string)
+	// boardinsightDescID is the schema descriptor for id field.
+	boardinsightDescID := boardinsightMixinFields0[0].Descriptor()
+	// boardinsight.DefaultID holds the default value on creation for the id field.
+	boardinsight.DefaultID = boardinsightDescID.Default.(func() string)
+	// boardinsight.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	boardinsight.IDValidator = func() func(string) error {
+		validators := boardinsightDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -24,6 +24,8 @@ type Tx struct {
 	AgentQualitySignal *AgentQualitySignalClient
 	// AssistantMessage is the client for interacting with the AssistantMessage builders.
 	AssistantMessage *AssistantMessageClient
+	// BoardInsight is the client for interacting with the BoardInsight builders.
+	BoardInsight *BoardInsightClient
 	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
 	CapabilityInstall *CapabilityInstallClient
 	// CapabilityPack is the client for interacting with the CapabilityPack builders.
@@ -268,6 +270,7 @@ func (tx *Tx) init() {
 	tx.ActivityEntry = NewActivityEntryClient(tx.config)
 	tx.AgentQualitySignal = NewAgentQualitySignalClient(tx.config)
 	tx.AssistantMessage = NewAssistantMessageClient(tx.config)
+	tx.BoardInsight = NewBoardInsightClient(tx.config)
 	tx.CapabilityInstall = NewCapabilityInstallClient(tx.config)
 	tx.CapabilityPack = NewCapabilityPackClient(tx.config)
 	tx.Card = NewCardClient(tx.config)

@@ -69,6 +69,18 @@ func (f AssistantMessageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.V
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AssistantMessageMutation", m)
 }
 
+// The BoardInsightFunc type is an adapter to allow the use of ordinary
+// function as BoardInsight mutator.
+type BoardInsightFunc func(context.Context, *ent.BoardInsightMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BoardInsightFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BoardInsightMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BoardInsightMutation", m)
+}
+
 // The CapabilityInstallFunc type is an adapter to allow the use of ordinary
 // function as CapabilityInstall mutator.
 type CapabilityInstallFunc func(context.Context, *ent.CapabilityInstallMutation) (ent.Value, error)

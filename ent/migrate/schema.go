@@ -198,6 +198,37 @@ var (
 			},
 		},
 	}
+	// BoardInsightsColumns holds the columns for the "board_insights" table.
+	BoardInsightsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"merge_suggestion", "stale_card", "auto_escalate", "duplicate_tasks", "archive_candidate"}},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "dismissed", "applied"}, Default: "active"},
+		{Name: "confidence", Type: field.TypeFloat64},
+		{Name: "reason", Type: field.TypeString, Size: 2147483647},
+		{Name: "source_id", Type: field.TypeString},
+		{Name: "target_id", Type: field.TypeString, Default: ""},
+	}
+	// BoardInsightsTable holds the schema information for the "board_insights" table.
+	BoardInsightsTable = &schema.Table{
+		Name:       "board_insights",
+		Columns:    BoardInsightsColumns,
+		PrimaryKey: []*schema.Column{BoardInsightsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "boardinsight_user_id_type_source_id_target_id",
+				Unique:  true,
+				Columns: []*schema.Column{BoardInsightsColumns[3], BoardInsightsColumns[4], BoardInsightsColumns[8], BoardInsightsColumns[9]},
+			},
+			{
+				Name:    "boardinsight_user_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{BoardInsightsColumns[3], BoardInsightsColumns[5]},
+			},
+		},
+	}
 	// CapabilityInstallsColumns holds the columns for the "capability_installs" table.
 	CapabilityInstallsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2533,6 +2564,7 @@ var (
 		ActivityEntriesTable,
 		AgentQualitySignalsTable,
 		AssistantMessagesTable,
+		BoardInsightsTable,
 		CapabilityInstallsTable,
 		CapabilityPacksTable,
 		CardsTable,

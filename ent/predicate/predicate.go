@@ -21,6 +21,9 @@ type AgentQualitySignal func(*sql.Selector)
 // AssistantMessage is the predicate function for assistantmessage builders.
 type AssistantMessage func(*sql.Selector)
 
+// BoardInsight is the predicate function for boardinsight builders.
+type BoardInsight func(*sql.Selector)
+
 // CapabilityInstall is the predicate function for capabilityinstall builders.
 type CapabilityInstall func(*sql.Selector)
 
