@@ -44,13 +44,14 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.KanbanService/UpdateChecklistItem":  {"card_id": "card", "id": "checklist"},
 	"/switchboard.v1.KanbanService/ListCardActivity":     {"id": "card"},
 	// A card link is between two of one account's cards.
-	"/switchboard.v1.CardLinkService/LinkCards":     {"card_id": "card", "to_card_id": "card"},
-	"/switchboard.v1.CardLinkService/ListCardLinks": {"card_id": "card"},
-	"/switchboard.v1.CardLinkService/UnlinkCards":   {"card_id": "card", "id": "card_link"},
-	"/switchboard.v1.ContactService/GetContact":     {"id": "contact"},
-	"/switchboard.v1.ContactService/UpdateContact":  {"id": "contact"},
-	"/switchboard.v1.ContactService/DeleteContact":  {"id": "contact"},
-	"/switchboard.v1.KeyService/DeleteKey":          {"id": "key"},
+	"/switchboard.v1.CardLinkService/LinkCards":             {"card_id": "card", "to_card_id": "card"},
+	"/switchboard.v1.CardLinkService/ListCardLinks":         {"card_id": "card"},
+	"/switchboard.v1.CardLinkService/UnlinkCards":           {"card_id": "card", "id": "card_link"},
+	"/switchboard.v1.BoardCortexService/UpdateBoardInsight": {"id": "insight"},
+	"/switchboard.v1.ContactService/GetContact":             {"id": "contact"},
+	"/switchboard.v1.ContactService/UpdateContact":          {"id": "contact"},
+	"/switchboard.v1.ContactService/DeleteContact":          {"id": "contact"},
+	"/switchboard.v1.KeyService/DeleteKey":                  {"id": "key"},
 	// A profile names a user or a team (shared below).
 	"/switchboard.v1.ProfileService/GetProfile":     {"user_id": "user"},
 	"/switchboard.v1.ProfileService/GetTeamProfile": {"id": "team"},
@@ -471,6 +472,13 @@ func makeRows(t *testing.T, s *servertest.Server, a, provider *servertest.Accoun
 		t.Fatalf("provider capability: %v", err)
 	}
 	rows["provider_capability"] = offer.ID
+	// A board insight, as the scan writes it.
+	in, err := s.DB.BoardInsight.Create().SetUserID(a.ID).SetType("stale_card").SetConfidence(1).
+		SetReason("stale").SetSourceID(rows["card"]).Save(ctx)
+	if err != nil {
+		t.Fatalf("insight: %v", err)
+	}
+	rows["insight"] = in.ID
 	// A quarantined relay from that peer (relays need two instances too).
 	rel, err := s.DB.Relay.Create().SetUserID(a.ID).SetConnectionID(conn.ID).SetRelayID("peer-relay-1").
 		SetDirection(relay.DirectionInbound).SetType(relay.TypeRequest).SetQuarantined(true).Save(context.Background())

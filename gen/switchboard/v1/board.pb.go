@@ -791,10 +791,10 @@ const file_switchboard_v1_board_proto_rawDesc = "" +
 	"\x12BoardCortexService\x12~\n" +
 	"\tScanBoard\x12 .switchboard.v1.ScanBoardRequest\x1a!.switchboard.v1.ScanBoardResponse\",\xda\xf3\x18\f\x12\x02\x01\x02\x1a\x06kanban\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/api/board/cortex\x12\x8a\x01\n" +
 	"\x0eGetBoardDigest\x12%.switchboard.v1.GetBoardDigestRequest\x1a&.switchboard.v1.GetBoardDigestResponse\")\xda\xf3\x18\f\x12\x02\x01\x02\x1a\x06kanban\x82\xd3\xe4\x93\x02\x13\x12\x11/api/board/cortex\x12\xa0\x01\n" +
-	"\x12UpdateBoardInsight\x12).switchboard.v1.UpdateBoardInsightRequest\x1a*.switchboard.v1.UpdateBoardInsightResponse\"3\xda\xf3\x18\f\x12\x02\x01\x02\x1a\x06kanban\x82\xd3\xe4\x93\x02\x1d:\x01*2\x18/api/board/insights/{id}2\x94\x01\n" +
-	"\vCronService\x12\x84\x01\n" +
+	"\x12UpdateBoardInsight\x12).switchboard.v1.UpdateBoardInsightRequest\x1a*.switchboard.v1.UpdateBoardInsightResponse\"3\xda\xf3\x18\f\x12\x02\x01\x02\x1a\x06kanban\x82\xd3\xe4\x93\x02\x1d:\x01*2\x18/api/board/insights/{id}2\x91\x01\n" +
+	"\vCronService\x12\x81\x01\n" +
 	"\n" +
-	"CortexScan\x12!.switchboard.v1.CortexScanRequest\x1a\".switchboard.v1.CortexScanResponse\"/\xda\xf3\x18\v\b\x01\x12\x01\b\"\x04cron\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/cron/cortex-scanBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"CortexScan\x12!.switchboard.v1.CortexScanRequest\x1a\".switchboard.v1.CortexScanResponse\",\xda\xf3\x18\v\b\x01\x12\x01\b\"\x04cron\x82\xd3\xe4\x93\x02\x17\"\x15/api/cron/cortex-scanBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
 	file_switchboard_v1_board_proto_rawDescOnce sync.Once
