@@ -15,6 +15,7 @@ import { EconomyAdminService, EconomyService, JobMarketService } from "./gen/swi
 import { ErrorInfoSchema } from "./gen/switchboard/v1/errors_pb";
 import { FederationAdminService, FederationService } from "./gen/switchboard/v1/federation_pb";
 import { FederationAuditService } from "./gen/switchboard/v1/federation_audit_pb";
+import { BoardCortexService } from "./gen/switchboard/v1/board_pb";
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
 import { KeyService } from "./gen/switchboard/v1/keys_pb";
 import { NetworkExchangeService } from "./gen/switchboard/v1/network_exchange_pb";
@@ -57,6 +58,7 @@ export const api = {
   federationAdmin: createClient(FederationAdminService, transport),
   federationAudit: createClient(FederationAuditService, transport),
   kanban: createClient(KanbanService, transport),
+  board: createClient(BoardCortexService, transport),
   keys: createClient(KeyService, transport),
   network: createClient(NetworkService, transport),
   networkExchange: createClient(NetworkExchangeService, transport),
