@@ -181,6 +181,7 @@ var shared = map[string]string{
 
 // bodies are minimal valid bodies, so a refusal comes from access, not input.
 var bodies = map[string]map[string]any{
+	"/switchboard.v1.BoardCortexService/UpdateBoardInsight":   {"status": "dismissed"},
 	"/switchboard.v1.QueueService/UpdateQueueItem":            {"title": "Renamed"},
 	"/switchboard.v1.QueueService/ConfirmQueueItem":           {"action": "approve"},
 	"/switchboard.v1.QueueService/ReportQueueResult":          {"result": "done"},
