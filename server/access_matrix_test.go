@@ -58,6 +58,7 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.InboundWebhookService/UpdateInboundWebhook":       {"id": "inbound_webhook"},
 	"/switchboard.v1.InboundWebhookService/RotateInboundWebhookSecret": {"id": "inbound_webhook"},
 	"/switchboard.v1.InboundWebhookService/DeleteInboundWebhook":       {"id": "inbound_webhook"},
+	"/switchboard.v1.BoardCortexService/UpdateBoardInsight":            {"id": "insight"},
 	// A profile names a user or a team (shared below).
 	"/switchboard.v1.ProfileService/GetProfile":     {"user_id": "user"},
 	"/switchboard.v1.ProfileService/GetTeamProfile": {"id": "team"},
@@ -235,6 +236,7 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.BehaviorSignalService/RecordBehaviorSignal": {"action": "open_view"},
 	"/switchboard.v1.LearningService/CreateLearning":             {"category": "behavior", "content": "Works mornings"},
 	"/switchboard.v1.LearningService/UpdateLearning":             {"dismissed": true},
+	"/switchboard.v1.BoardCortexService/UpdateBoardInsight":      {"status": "dismissed"},
 }
 
 var pathVariable = regexp.MustCompile(`\{([a-z_]+)\}`)
@@ -494,6 +496,13 @@ func makeRows(t *testing.T, s *servertest.Server, a, provider *servertest.Accoun
 		t.Fatalf("provider capability: %v", err)
 	}
 	rows["provider_capability"] = offer.ID
+	// A board insight, as the scan writes it.
+	in, err := s.DB.BoardInsight.Create().SetUserID(a.ID).SetType("stale_card").SetConfidence(1).
+		SetReason("stale").SetSourceID(rows["card"]).Save(ctx)
+	if err != nil {
+		t.Fatalf("insight: %v", err)
+	}
+	rows["insight"] = in.ID
 	// A quarantined relay from that peer (relays need two instances too).
 	rel, err := s.DB.Relay.Create().SetUserID(a.ID).SetConnectionID(conn.ID).SetRelayID("peer-relay-1").
 		SetDirection(relay.DirectionInbound).SetType(relay.TypeRequest).SetQuarantined(true).Save(context.Background())

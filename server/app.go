@@ -35,6 +35,9 @@ type Config struct {
 	// EconomyHoldLimit is the most a client may hold open on the ledger
 	// across its contracts, in cents (--economy-hold-limit); 0 is no limit.
 	EconomyHoldLimit int64
+	// CronSecret is --cron-secret, the credential of POST
+	// /api/cron/cortex-scan; empty closes the route (404).
+	CronSecret string
 	// BodyLimit caps request bodies; DefaultBodyLimit when zero.
 	BodyLimit int64
 	// BcryptCost for password hashes; bcrypt.DefaultCost when zero.
@@ -143,9 +146,12 @@ type App struct {
 	// Renewals renews platform teams' plans (a hub only; nil elsewhere):
 	// tests Wake it after moving the clock.
 	Renewals *alarm.Loop
-	tracing  *tracing
-	mu       sync.Mutex
-	closers  []func()
+	// BoardScan is the board scan every 6 hours (internal/periodic, once
+	// across replicas): tests Wake it after moving the clock.
+	BoardScan *alarm.Loop
+	tracing   *tracing
+	mu        sync.Mutex
+	closers   []func()
 }
 
 // Close stops the background work, last started first, and ends the open

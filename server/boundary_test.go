@@ -42,7 +42,8 @@ type boundary struct {
 }
 
 func newBoundary(t *testing.T) *boundary {
-	s := servertest.New(t, servertest.WithRole("hub"), servertest.WithNetwork(network.Config{Enabled: true}))
+	s := servertest.New(t, servertest.WithRole("hub"), servertest.WithNetwork(network.Config{Enabled: true}),
+		servertest.WithCronSecret(HeldCronSecret))
 	ann := s.SignUp("ann")
 	key := ann.NewKey("all", "queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store", "network", "projects")
 	var procs []*contract.Procedure

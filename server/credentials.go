@@ -79,4 +79,7 @@ func checkCredentials(g *gate.Gate, s services) {
 	// (the test run also takes the agent's self-config token).
 	g.Check(developer, dev.CredentialCheck(false), devSvc+"RegisterDeveloperAgent", devSvc+"UpdateDeveloperAgent")
 	g.Check(developer, dev.CredentialCheck(true), devSvc+"RunDeveloperAgentTest")
+	// The outside scheduler's scan: the cron secret (404 when none is set).
+	g.Check([]switchboardv1.Credential{switchboardv1.Credential_CREDENTIAL_CRON_SECRET}, s.board.CronCheck,
+		"/"+switchboardv1connect.CronServiceName+"/CortexScan")
 }

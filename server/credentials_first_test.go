@@ -53,8 +53,8 @@ var opens = map[string]struct {
 // standalone is not a hub: the hub's routes are 404 before any credential).
 func TestCredentialsBeforeBodies(t *testing.T) {
 	t.Parallel()
-	hub := servertest.New(t, servertest.WithRole("hub"))
-	standalone := servertest.New(t, servertest.WithNetwork(network.Config{Enabled: true}))
+	hub := servertest.New(t, servertest.WithRole("hub"), servertest.WithCronSecret(HeldCronSecret))
+	standalone := servertest.New(t, servertest.WithNetwork(network.Config{Enabled: true}), servertest.WithCronSecret(HeldCronSecret))
 	procs := contract.MustLoad().All()
 	for _, srv := range []struct {
 		name       string

@@ -50,6 +50,9 @@ func holdCredentials(t *testing.T, s *servertest.Server, a *servertest.Account) 
 	return h
 }
 
+// HeldCronSecret is the --cron-secret of the servers these tests start.
+const HeldCronSecret = "cron-secret-of-the-test"
+
 // headers are the credential headers p's handler reads, nil for none.
 func (h held) headers(p *contract.Procedure) []string {
 	switch svc := p.Name[:strings.LastIndex(p.Name, "/")+1]; {
@@ -57,6 +60,8 @@ func (h held) headers(p *contract.Procedure) []string {
 		p.Name == "/switchboard.v1.DeveloperService/UpdateDeveloperAgent",
 		p.Name == "/switchboard.v1.DeveloperService/RunDeveloperAgentTest":
 		return []string{"Authorization", "Bearer " + h.developer}
+	case svc == "/switchboard.v1.CronService/":
+		return []string{"X-Cron-Secret", HeldCronSecret}
 	case svc == "/switchboard.v1.FederationSpokeService/", svc == "/switchboard.v1.FederationDeliveryService/":
 		return []string{"X-Federation-Token", h.hubSecret}
 	case hubRoute(p):

@@ -51,6 +51,8 @@ func mounts(s services) []mount {
 		connectOnly(switchboardv1connect.EventServiceHandler(s.events), switchboardv1connect.NewEventServiceHandler, s.events.Bus.Deadlines),
 		serve(switchboardv1connect.NewKanbanServiceHandler, switchboardv1.RegisterKanbanServiceHandlerServer)(s.kanban, s.kanban),
 		serve(switchboardv1connect.NewCardLinkServiceHandler, switchboardv1.RegisterCardLinkServiceHandlerServer)(s.kanban, s.kanban),
+		serve(switchboardv1connect.NewBoardCortexServiceHandler, switchboardv1.RegisterBoardCortexServiceHandlerServer)(s.board, s.board),
+		serve(switchboardv1connect.NewCronServiceHandler, switchboardv1.RegisterCronServiceHandlerServer)(s.board, s.board),
 		serve(switchboardv1connect.NewQueueServiceHandler, switchboardv1.RegisterQueueServiceHandlerServer)(s.queue, s.queue),
 		serve(switchboardv1connect.NewKeyServiceHandler, switchboardv1.RegisterKeyServiceHandlerServer)(s.keys, s.keys),
 		serve(switchboardv1connect.NewInboundWebhookServiceHandler, switchboardv1.RegisterInboundWebhookServiceHandlerServer)(s.inboundHooks, s.inboundHooks),

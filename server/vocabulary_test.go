@@ -29,6 +29,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/boardinsight"
 	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -213,6 +214,8 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"queue_items.result_status", "queue_status", entEnum(queueitem.ResultStatusValidator)},
 		{"queue_items.task_origin", "task_origin", entEnum(queueitem.TaskOriginValidator)},
 		{"cards.status", "card_status", entEnum(card.StatusValidator)},
+		{"board_insights.type", "insight_type", entEnum(boardinsight.TypeValidator)},
+		{"board_insights.status", "insight_status", entEnum(boardinsight.StatusValidator)},
 		{"cards.priority", "priority", entEnum(card.PriorityValidator)},
 		{"cards.assignee", "assignee", entEnum(card.AssigneeValidator)},
 		{"executions.status", "execution_status", entEnum(execution.StatusValidator)},

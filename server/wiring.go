@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/periodic"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/a2a"
@@ -19,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/assistant/prompt"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/board"
 	"github.com/switchboard-hq/switchboard/server/calendar"
 	"github.com/switchboard-hq/switchboard/server/capabilities"
 	"github.com/switchboard-hq/switchboard/server/capgate"
@@ -78,6 +80,7 @@ type services struct {
 	docs     *documents.Service
 	events   *events.Service
 	kanban   *kanban.Service
+	board    *board.Service
 	keys     *keys.Service
 	queue    *queue.Service
 	settings *settings.Service
@@ -283,6 +286,7 @@ func (h *house) buildServices(*App) error {
 	s.learnings = &learnings.Service{DB: cfg.DB, Now: cfg.now}
 	s.events = &events.Service{Bus: h.bus}
 	s.kanban = &kanban.Service{DB: cfg.DB, Now: cfg.now}
+	s.board = &board.Service{DB: cfg.DB, Now: cfg.now, CronSecret: cfg.CronSecret}
 	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
 	s.inboundHooks = &inbound.Service{DB: cfg.DB, Now: cfg.now, Secrets: s.store.Secrets, PublicURL: cfg.Executions.PublicURL,
 		BodyLimit: cfg.BodyLimit, Queue: s.queue}
@@ -377,6 +381,9 @@ func (h *house) start(app *App) {
 		h.cfg.Logger.ErrorContext(ctx, "learnings: daily timer", "error", err)
 	})
 	app.closers = append(app.closers, app.Learnings.Close)
+	app.BoardScan = periodic.Start(h.cfg.Clock, h.cfg.DB.Client, periodic.Timer{Name: board.TimerName, Every: board.Every, Run: s.board.ScanAll},
+		func(ctx context.Context, err error) { h.cfg.Logger.ErrorContext(ctx, "board scan", "err", err) })
+	app.closers = append(app.closers, app.BoardScan.Close)
 	if s.hub.Serving {
 		// Only the managed platform bills teams.
 		app.Renewals = s.groups.StartRenewals(h.cfg.Clock)

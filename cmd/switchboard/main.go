@@ -127,6 +127,7 @@ type options struct {
 	maxMCPSessions int
 	maxBody        int64
 	holdLimit      int64
+	cronSecret     string
 	llm            llm.Config
 	debugAddr      string
 	allowPrivate   bool
@@ -209,6 +210,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	fs.Int64Var(&o.holdLimit, "economy-hold-limit", int64(holdLimit),
 		"the most, in cents, a client may hold open on the ledger across its contracts; 0 is no limit (SWITCHBOARD_ECONOMY_HOLD_LIMIT)")
+	fs.StringVar(&o.cronSecret, "cron-secret", env("SWITCHBOARD_CRON_SECRET", ""),
+		"the secret of POST /api/cron/cortex-scan (X-Cron-Secret or Authorization: Bearer); empty: the route answers 404 (SWITCHBOARD_CRON_SECRET)")
 	fs.StringVar(&o.llm.BaseURL, "llm-base-url", env("SWITCHBOARD_LLM_BASE_URL", ""), "OpenAI-compatible provider, e.g. https://host/v1; empty for none (SWITCHBOARD_LLM_BASE_URL)")
 	fs.StringVar(&o.llm.Model, "llm-model", env("SWITCHBOARD_LLM_MODEL", ""), "chat model name for the provider (SWITCHBOARD_LLM_MODEL)")
 	fs.StringVar(&o.llm.TranscriptionModel, "llm-transcription-model", env("SWITCHBOARD_LLM_TRANSCRIPTION_MODEL", ""),
@@ -508,7 +511,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		database.SQL.SetMaxIdleConns(min(o.dbMaxConns, 10))
 	}
 	handler, err := server.New(server.Config{
-		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat, EconomyHoldLimit: o.holdLimit,
+		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat, EconomyHoldLimit: o.holdLimit, CronSecret: o.cronSecret,
 		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit, Heavy: o.heavyRateLimit,
 			Secret: o.guessRateLimit, StreamsPerKey: o.maxStreams, MCPSessionsPerKey: o.maxMCPSessions},
 		LLM: llm.New(o.llm), ContextTokens: o.llm.ContextTokens, AllowPrivateEndpoints: o.allowPrivate,

@@ -93,7 +93,13 @@ type Credentials struct {
 	// credential of calls between instances (a hub's call to its spoke, and
 	// the operator network's peers), which the federation services check.
 	FederationToken string
+	// CronSecret is the X-Cron-Secret header as sent, which the cron route
+	// checks (server/board).
+	CronSecret string
 }
+
+// CronSecretHeader carries the cron secret (--cron-secret).
+const CronSecretHeader = "X-Cron-Secret"
 
 // FederationTokenHeader carries the credential of calls between instances
 // that are not a spoke's calls to its hub.

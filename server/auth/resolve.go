@@ -111,6 +111,7 @@ func (rv *Resolver) Resolve(ctx context.Context, r *http.Request) (*Credentials,
 		}
 	}
 	c.FederationToken = strings.TrimSpace(r.Header.Get(FederationTokenHeader))
+	c.CronSecret = strings.TrimSpace(r.Header.Get(CronSecretHeader))
 	if ck, err := r.Cookie(SessionCookie); err == nil && ck.Value != "" {
 		p, err := rv.resolveSession(ctx, ck.Value)
 		if err != nil {

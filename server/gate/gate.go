@@ -32,6 +32,7 @@ type Limits struct {
 	Auth       int // 10: login, signup, setup, per client IP
 	Heavy      int // 20: store executions, A2A sends, MCP marketplace tools, per client IP
 	Federation int // 30: per calling instance (per client IP without one)
+	Cron       int // 10: the cron route (--cron-secret), per client IP
 	// Secret is 10: attempts at one guessable secret (a pack's access
 	// password, a listing's unlock) across clients; each attempt also
 	// counts in the client's Auth window (Guess).
@@ -49,7 +50,7 @@ func (l Limits) withDefaults() Limits {
 		}
 		return d
 	}
-	return Limits{PerKey: def(l.PerKey, 120), Auth: def(l.Auth, 10), Heavy: def(l.Heavy, 20), Federation: def(l.Federation, 30),
+	return Limits{PerKey: def(l.PerKey, 120), Auth: def(l.Auth, 10), Heavy: def(l.Heavy, 20), Federation: def(l.Federation, 30), Cron: def(l.Cron, 10),
 		Secret: def(l.Secret, 10), StreamsPerKey: def(l.StreamsPerKey, 50), MCPSessionsPerKey: def(l.MCPSessionsPerKey, 50)}
 }
 
@@ -143,6 +144,7 @@ func New(table *contract.Table, resolver *auth.Resolver, limits Limits) *Gate {
 		general:  mk(limits.PerKey),
 		classes: map[string]*httprate.RateLimiter{
 			"auth": mk(limits.Auth), "heavy": mk(limits.Heavy), "federation": mk(limits.Federation),
+			"cron": mk(limits.Cron),
 		},
 		secrets:  mk(limits.Secret),
 		streams:  newSlots(limits.StreamsPerKey),

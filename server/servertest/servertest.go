@@ -109,6 +109,11 @@ const selfURL = "http://servertest.invalid"
 // (an instance another test server calls back: federation).
 func WithSelfPublicURL() Option { return func(c *server.Config) { c.Executions.PublicURL = selfURL } }
 
+// WithCronSecret sets --cron-secret.
+func WithCronSecret(secret string) Option {
+	return func(c *server.Config) { c.CronSecret = secret }
+}
+
 // WithEconomyHoldLimit caps what a client may hold open on the ledger, in
 // cents (--economy-hold-limit).
 func WithEconomyHoldLimit(cents int64) Option {

@@ -16,6 +16,7 @@ import { EconomyAdminService, EconomyService, JobMarketService } from "./gen/swi
 import { ErrorInfoSchema } from "./gen/switchboard/v1/errors_pb";
 import { FederationAdminService, FederationService } from "./gen/switchboard/v1/federation_pb";
 import { FederationAuditService } from "./gen/switchboard/v1/federation_audit_pb";
+import { BoardCortexService } from "./gen/switchboard/v1/board_pb";
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
 import { KeyService } from "./gen/switchboard/v1/keys_pb";
 import { InboundWebhookService } from "./gen/switchboard/v1/inbound_webhooks_pb";
@@ -61,6 +62,7 @@ export const api = {
   federationAdmin: createClient(FederationAdminService, transport),
   federationAudit: createClient(FederationAuditService, transport),
   kanban: createClient(KanbanService, transport),
+  board: createClient(BoardCortexService, transport),
   keys: createClient(KeyService, transport),
   inbound: createClient(InboundWebhookService, transport),
   learnings: createClient(LearningService, transport),

@@ -5,6 +5,7 @@ import { signal } from "../signal";
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { KanbanCard } from "../gen/switchboard/v1/kanban_pb";
+import type { BoardInsight } from "../gen/switchboard/v1/board_pb";
 import { announce, onRefresh } from "../refresh";
 import { Region, cardStatuses, chip, dueDate, emptyState, pager, reportUnauthenticated, toast, type View } from "../ui";
 import { openCardEditor } from "./cardEditor";
@@ -109,6 +110,59 @@ function cardEl(card: KanbanCard): HTMLElement {
   return el;
 }
 
+// The Insights panel: what the board scan noticed (POST|GET /api/board/cortex),
+// each with its reason, applied or dismissed in place; "Scan now" runs the
+// full scan.
+function insightsPanel(): { el: HTMLElement; load: () => void } {
+  const region = new Region("Insights");
+  const problem = h("div");
+  const decide = async (ins: BoardInsight, status: string) => {
+    try {
+      await api.board.updateBoardInsight({ id: ins.id, status });
+      toast(status === "applied" ? "Insight applied" : "Insight dismissed");
+      announce("board", "activity");
+    } catch (e) {
+      if (isUnauthenticated(e)) reportUnauthenticated();
+      replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
+    }
+  };
+  const row = (ins: BoardInsight) =>
+    h(
+      "li",
+      { class: "insight", "data-id": ins.id, "data-type": ins.type },
+      h("span", { class: "insight-type" }, termLabel("insight_type", ins.type)),
+      " ",
+      h("span", { class: "insight-reason" }, ins.reason),
+      " ",
+      h("button", { type: "button", onclick: () => void decide(ins, "applied") }, "Apply"),
+      " ",
+      h("button", { type: "button", class: "secondary", onclick: () => void decide(ins, "dismissed") }, "Dismiss"),
+    );
+  const load = () =>
+    void region.load(async () => {
+      const d = await api.board.getBoardDigest({});
+      return d.insights.length === 0 ? emptyState("No insights") : h("ul", { class: "insights" }, d.insights.map(row));
+    });
+  const scan = async () => {
+    try {
+      const r = await api.board.scanBoard({});
+      toast(`Scanned ${r.scanned} cards: ${r.insightsCreated} new insights`);
+      announce("board", "activity");
+    } catch (e) {
+      if (isUnauthenticated(e)) reportUnauthenticated();
+      replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
+    }
+  };
+  const el = h(
+    "section",
+    { class: "insights-panel", "aria-label": "Insights" },
+    h("div", { class: "column-head" }, h("h2", null, "Insights"), h("button", { type: "button", onclick: () => void scan() }, "Scan now")),
+    problem,
+    region.el,
+  );
+  return { el, load };
+}
+
 export function boardView(params: URLSearchParams): View {
   let search = params.get("search") ?? "";
   const offsets = new Map<string, number>(cardStatuses.map((s) => [s, 0]));
@@ -126,9 +180,11 @@ export function boardView(params: URLSearchParams): View {
         offsets.set(status, 0);
         queueMicrotask(() => void loadColumn(status));
       }
-      for (const c of res.cards) cards.set(c.id, c);
+      // Archived cards (a merge's source, an applied archive candidate) leave the board.
+      const shown = res.cards.filter((c) => !c.isArchived);
+      for (const c of shown) cards.set(c.id, c);
       return [
-        res.cards.length === 0 ? emptyState("No cards") : h("div", { class: "cards" }, res.cards.map(cardEl)),
+        shown.length === 0 ? emptyState("No cards") : h("div", { class: "cards" }, shown.map(cardEl)),
         p &&
           pager(
             { offset: p.offset, limit: p.limit, total: p.total, hasMore: p.hasMore },
@@ -141,7 +197,11 @@ export function boardView(params: URLSearchParams): View {
       ];
     });
   };
-  const loadAll = () => cardStatuses.forEach((s) => void loadColumn(s));
+  const insights = insightsPanel();
+  const loadAll = () => {
+    cardStatuses.forEach((s) => void loadColumn(s));
+    insights.load();
+  };
 
   const columns = cardStatuses.map((status) => {
     const region = new Region(`${termLabel("card_status", status)} cards`);
@@ -228,8 +288,10 @@ export function boardView(params: URLSearchParams): View {
         h("button", { type: "button", onclick: () => openCardEditor({ status: CardStatus.Active }) }, "New card"),
       ),
     ),
+    insights.el,
     strip,
   );
+  insights.load();
   // The first view starts at the first column that holds cards, so a board
   // whose work sits in later columns does not open on empty ones. Later
   // refreshes leave the operator's scroll alone.
