@@ -20,6 +20,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/behaviorsignal"
+	"github.com/switchboard-hq/switchboard/ent/boardinsight"
 	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -46,6 +48,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
+	"github.com/switchboard-hq/switchboard/ent/learning"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -77,6 +80,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workflowreview"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 
 	stdsql "database/sql"
@@ -97,6 +101,10 @@ type Client struct {
 	AgentQualitySignal *AgentQualitySignalClient
 	// AssistantMessage is the client for interacting with the AssistantMessage builders.
 	AssistantMessage *AssistantMessageClient
+	// BehaviorSignal is the client for interacting with the BehaviorSignal builders.
+	BehaviorSignal *BehaviorSignalClient
+	// BoardInsight is the client for interacting with the BoardInsight builders.
+	BoardInsight *BoardInsightClient
 	// CalendarEvent is the client for interacting with the CalendarEvent builders.
 	CalendarEvent *CalendarEventClient
 	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
@@ -149,6 +157,8 @@ type Client struct {
 	Job *JobClient
 	// JobApplication is the client for interacting with the JobApplication builders.
 	JobApplication *JobApplicationClient
+	// Learning is the client for interacting with the Learning builders.
+	Learning *LearningClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
@@ -213,6 +223,8 @@ type Client struct {
 	WebhookDelivery *WebhookDeliveryClient
 	// WorkPattern is the client for interacting with the WorkPattern builders.
 	WorkPattern *WorkPatternClient
+	// WorkflowReview is the client for interacting with the WorkflowReview builders.
+	WorkflowReview *WorkflowReviewClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -229,6 +241,8 @@ func (c *Client) init() {
 	c.ActivityEntry = NewActivityEntryClient(c.config)
 	c.AgentQualitySignal = NewAgentQualitySignalClient(c.config)
 	c.AssistantMessage = NewAssistantMessageClient(c.config)
+	c.BehaviorSignal = NewBehaviorSignalClient(c.config)
+	c.BoardInsight = NewBoardInsightClient(c.config)
 	c.CalendarEvent = NewCalendarEventClient(c.config)
 	c.CapabilityInstall = NewCapabilityInstallClient(c.config)
 	c.CapabilityPack = NewCapabilityPackClient(c.config)
@@ -255,6 +269,7 @@ func (c *Client) init() {
 	c.InboundWebhook = NewInboundWebhookClient(c.config)
 	c.Job = NewJobClient(c.config)
 	c.JobApplication = NewJobApplicationClient(c.config)
+	c.Learning = NewLearningClient(c.config)
 	c.LedgerEntry = NewLedgerEntryClient(c.config)
 	c.MemoryEntry = NewMemoryEntryClient(c.config)
 	c.NetworkConnection = NewNetworkConnectionClient(c.config)
@@ -287,6 +302,7 @@ func (c *Client) init() {
 	c.UserReputation = NewUserReputationClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 	c.WorkPattern = NewWorkPatternClient(c.config)
+	c.WorkflowReview = NewWorkflowReviewClient(c.config)
 }
 
 type (
@@ -384,6 +400,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ActivityEntry:        NewActivityEntryClient(cfg),
 		AgentQualitySignal:   NewAgentQualitySignalClient(cfg),
 		AssistantMessage:     NewAssistantMessageClient(cfg),
+		BehaviorSignal:       NewBehaviorSignalClient(cfg),
+		BoardInsight:         NewBoardInsightClient(cfg),
 		CalendarEvent:        NewCalendarEventClient(cfg),
 		CapabilityInstall:    NewCapabilityInstallClient(cfg),
 		CapabilityPack:       NewCapabilityPackClient(cfg),
@@ -410,6 +428,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		InboundWebhook:       NewInboundWebhookClient(cfg),
 		Job:                  NewJobClient(cfg),
 		JobApplication:       NewJobApplicationClient(cfg),
+		Learning:             NewLearningClient(cfg),
 		LedgerEntry:          NewLedgerEntryClient(cfg),
 		MemoryEntry:          NewMemoryEntryClient(cfg),
 		NetworkConnection:    NewNetworkConnectionClient(cfg),
@@ -442,6 +461,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
 		WorkPattern:          NewWorkPatternClient(cfg),
+		WorkflowReview:       NewWorkflowReviewClient(cfg),
 	}, nil
 }
 
@@ -466,6 +486,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ActivityEntry:        NewActivityEntryClient(cfg),
 		AgentQualitySignal:   NewAgentQualitySignalClient(cfg),
 		AssistantMessage:     NewAssistantMessageClient(cfg),
+		BehaviorSignal:       NewBehaviorSignalClient(cfg),
+		BoardInsight:         NewBoardInsightClient(cfg),
 		CalendarEvent:        NewCalendarEventClient(cfg),
 		CapabilityInstall:    NewCapabilityInstallClient(cfg),
 		CapabilityPack:       NewCapabilityPackClient(cfg),
@@ -492,6 +514,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		InboundWebhook:       NewInboundWebhookClient(cfg),
 		Job:                  NewJobClient(cfg),
 		JobApplication:       NewJobApplicationClient(cfg),
+		Learning:             NewLearningClient(cfg),
 		LedgerEntry:          NewLedgerEntryClient(cfg),
 		MemoryEntry:          NewMemoryEntryClient(cfg),
 		NetworkConnection:    NewNetworkConnectionClient(cfg),
@@ -524,6 +547,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
 		WorkPattern:          NewWorkPatternClient(cfg),
+		WorkflowReview:       NewWorkflowReviewClient(cfg),
 	}, nil
 }
 
@@ -554,19 +578,20 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
-		c.CalendarEvent, c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact,
-		c.CardLink, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
-		c.Contract, c.ContractAmendment, c.ContractEntry, c.ContractReview,
-		c.DeveloperKey, c.Document, c.Execution, c.FederationAuditLog,
-		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord,
-		c.InboundDelivery, c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication,
-		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
-		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
-		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
-		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.BehaviorSignal, c.BoardInsight, c.CalendarEvent, c.CapabilityInstall,
+		c.CapabilityPack, c.Card, c.CardContact, c.CardLink, c.ChatMessage,
+		c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract, c.ContractAmendment,
+		c.ContractEntry, c.ContractReview, c.DeveloperKey, c.Document, c.Execution,
+		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
+		c.IdempotencyRecord, c.InboundDelivery, c.InboundReceipt, c.InboundWebhook,
+		c.Job, c.JobApplication, c.Learning, c.LedgerEntry, c.MemoryEntry,
+		c.NetworkConnection, c.NetworkPreference, c.NetworkSetting, c.Notification,
+		c.PaymentHold, c.PeerPattern, c.PeriodicRun, c.Project, c.ProjectInvite,
+		c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
+		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
 		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
-		c.WebhookDelivery, c.WorkPattern,
+		c.WebhookDelivery, c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Use(hooks...)
 	}
@@ -577,19 +602,20 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
-		c.CalendarEvent, c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact,
-		c.CardLink, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
-		c.Contract, c.ContractAmendment, c.ContractEntry, c.ContractReview,
-		c.DeveloperKey, c.Document, c.Execution, c.FederationAuditLog,
-		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord,
-		c.InboundDelivery, c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication,
-		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
-		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
-		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
-		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.BehaviorSignal, c.BoardInsight, c.CalendarEvent, c.CapabilityInstall,
+		c.CapabilityPack, c.Card, c.CardContact, c.CardLink, c.ChatMessage,
+		c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract, c.ContractAmendment,
+		c.ContractEntry, c.ContractReview, c.DeveloperKey, c.Document, c.Execution,
+		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
+		c.IdempotencyRecord, c.InboundDelivery, c.InboundReceipt, c.InboundWebhook,
+		c.Job, c.JobApplication, c.Learning, c.LedgerEntry, c.MemoryEntry,
+		c.NetworkConnection, c.NetworkPreference, c.NetworkSetting, c.Notification,
+		c.PaymentHold, c.PeerPattern, c.PeriodicRun, c.Project, c.ProjectInvite,
+		c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
+		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
 		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
-		c.WebhookDelivery, c.WorkPattern,
+		c.WebhookDelivery, c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -608,6 +634,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AgentQualitySignal.mutate(ctx, m)
 	case *AssistantMessageMutation:
 		return c.AssistantMessage.mutate(ctx, m)
+	case *BehaviorSignalMutation:
+		return c.BehaviorSignal.mutate(ctx, m)
+	case *BoardInsightMutation:
+		return c.BoardInsight.mutate(ctx, m)
 	case *CalendarEventMutation:
 		return c.CalendarEvent.mutate(ctx, m)
 	case *CapabilityInstallMutation:
@@ -660,6 +690,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Job.mutate(ctx, m)
 	case *JobApplicationMutation:
 		return c.JobApplication.mutate(ctx, m)
+	case *LearningMutation:
+		return c.Learning.mutate(ctx, m)
 	case *LedgerEntryMutation:
 		return c.LedgerEntry.mutate(ctx, m)
 	case *MemoryEntryMutation:
@@ -724,6 +756,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.WebhookDelivery.mutate(ctx, m)
 	case *WorkPatternMutation:
 		return c.WorkPattern.mutate(ctx, m)
+	case *WorkflowReviewMutation:
+		return c.WorkflowReview.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -1487,6 +1521,288 @@ func (c *AssistantMessageClient) mutate(ctx context.Context, m *AssistantMessage
 		return (&AssistantMessageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AssistantMessage mutation op: %q", m.Op())
+	}
+}
+
+// BehaviorSignalClient is a client for the BehaviorSignal schema.
+type BehaviorSignalClient struct {
+	config
+}
+
+// NewBehaviorSignalClient returns a client for the BehaviorSignal from the given config.
+func NewBehaviorSignalClient(c config) *BehaviorSignalClient {
+	return &BehaviorSignalClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `behaviorsignal.Hooks(f(g(h())))`.
+func (c *BehaviorSignalClient) Use(hooks ...Hook) {
+	c.hooks.BehaviorSignal = append(c.hooks.BehaviorSignal, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `behaviorsignal.Intercept(f(g(h())))`.
+func (c *BehaviorSignalClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BehaviorSignal = append(c.inters.BehaviorSignal, interceptors...)
+}
+
+// Create returns a builder for creating a BehaviorSignal entity.
+func (c *BehaviorSignalClient) Create() *BehaviorSignalCreate {
+	mutation := newBehaviorSignalMutation(c.config, OpCreate)
+	return &BehaviorSignalCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BehaviorSignal entities.
+func (c *BehaviorSignalClient) CreateBulk(builders ...*BehaviorSignalCreate) *BehaviorSignalCreateBulk {
+	return &BehaviorSignalCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BehaviorSignalClient) MapCreateBulk(slice any, setFunc func(*BehaviorSignalCreate, int)) *BehaviorSignalCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BehaviorSignalCreateBulk{err: fmt.Errorf("calling to BehaviorSignalClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BehaviorSignalCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BehaviorSignalCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BehaviorSignal.
+func (c *BehaviorSignalClient) Update() *BehaviorSignalUpdate {
+	mutation := newBehaviorSignalMutation(c.config, OpUpdate)
+	return &BehaviorSignalUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BehaviorSignalClient) UpdateOne(_m *BehaviorSignal) *BehaviorSignalUpdateOne {
+	mutation := newBehaviorSignalMutation(c.config, OpUpdateOne, withBehaviorSignal(_m))
+	return &BehaviorSignalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BehaviorSignalClient) UpdateOneID(id string) *BehaviorSignalUpdateOne {
+	mutation := newBehaviorSignalMutation(c.config, OpUpdateOne, withBehaviorSignalID(id))
+	return &BehaviorSignalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BehaviorSignal.
+func (c *BehaviorSignalClient) Delete() *BehaviorSignalDelete {
+	mutation := newBehaviorSignalMutation(c.config, OpDelete)
+	return &BehaviorSignalDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BehaviorSignalClient) DeleteOne(_m *BehaviorSignal) *BehaviorSignalDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BehaviorSignalClient) DeleteOneID(id string) *BehaviorSignalDeleteOne {
+	builder := c.Delete().Where(behaviorsignal.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BehaviorSignalDeleteOne{builder}
+}
+
+// Query returns a query builder for BehaviorSignal.
+func (c *BehaviorSignalClient) Query() *BehaviorSignalQuery {
+	return &BehaviorSignalQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBehaviorSignal},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BehaviorSignal entity by its id.
+func (c *BehaviorSignalClient) Get(ctx context.Context, id string) (*BehaviorSignal, error) {
+	return c.Query().Where(behaviorsignal.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BehaviorSignalClient) GetX(ctx context.Context, id string) *BehaviorSignal {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a BehaviorSignal.
+func (c *BehaviorSignalClient) QueryUser(_m *BehaviorSignal) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(behaviorsignal.Table, behaviorsignal.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, behaviorsignal.UserTable, behaviorsignal.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *BehaviorSignalClient) Hooks() []Hook {
+	return c.hooks.BehaviorSignal
+}
+
+// Interceptors returns the client interceptors.
+func (c *BehaviorSignalClient) Interceptors() []Interceptor {
+	return c.inters.BehaviorSignal
+}
+
+func (c *BehaviorSignalClient) mutate(ctx context.Context, m *BehaviorSignalMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BehaviorSignalCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BehaviorSignalUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BehaviorSignalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BehaviorSignalDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BehaviorSignal mutation op: %q", m.Op())
+	}
+}
+
+// BoardInsightClient is a client for the BoardInsight schema.
+type BoardInsightClient struct {
+	config
+}
+
+// NewBoardInsightClient returns a client for the BoardInsight from the given config.
+func NewBoardInsightClient(c config) *BoardInsightClient {
+	return &BoardInsightClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `boardinsight.Hooks(f(g(h())))`.
+func (c *BoardInsightClient) Use(hooks ...Hook) {
+	c.hooks.BoardInsight = append(c.hooks.BoardInsight, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `boardinsight.Intercept(f(g(h())))`.
+func (c *BoardInsightClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BoardInsight = append(c.inters.BoardInsight, interceptors...)
+}
+
+// Create returns a builder for creating a BoardInsight entity.
+func (c *BoardInsightClient) Create() *BoardInsightCreate {
+	mutation := newBoardInsightMutation(c.config, OpCreate)
+	return &BoardInsightCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BoardInsight entities.
+func (c *BoardInsightClient) CreateBulk(builders ...*BoardInsightCreate) *BoardInsightCreateBulk {
+	return &BoardInsightCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BoardInsightClient) MapCreateBulk(slice any, setFunc func(*BoardInsightCreate, int)) *BoardInsightCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BoardInsightCreateBulk{err: fmt.Errorf("calling to BoardInsightClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BoardInsightCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BoardInsightCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BoardInsight.
+func (c *BoardInsightClient) Update() *BoardInsightUpdate {
+	mutation := newBoardInsightMutation(c.config, OpUpdate)
+	return &BoardInsightUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BoardInsightClient) UpdateOne(_m *BoardInsight) *BoardInsightUpdateOne {
+	mutation := newBoardInsightMutation(c.config, OpUpdateOne, withBoardInsight(_m))
+	return &BoardInsightUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BoardInsightClient) UpdateOneID(id string) *BoardInsightUpdateOne {
+	mutation := newBoardInsightMutation(c.config, OpUpdateOne, withBoardInsightID(id))
+	return &BoardInsightUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BoardInsight.
+func (c *BoardInsightClient) Delete() *BoardInsightDelete {
+	mutation := newBoardInsightMutation(c.config, OpDelete)
+	return &BoardInsightDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BoardInsightClient) DeleteOne(_m *BoardInsight) *BoardInsightDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BoardInsightClient) DeleteOneID(id string) *BoardInsightDeleteOne {
+	builder := c.Delete().Where(boardinsight.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BoardInsightDeleteOne{builder}
+}
+
+// Query returns a query builder for BoardInsight.
+func (c *BoardInsightClient) Query() *BoardInsightQuery {
+	return &BoardInsightQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBoardInsight},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BoardInsight entity by its id.
+func (c *BoardInsightClient) Get(ctx context.Context, id string) (*BoardInsight, error) {
+	return c.Query().Where(boardinsight.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BoardInsightClient) GetX(ctx context.Context, id string) *BoardInsight {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *BoardInsightClient) Hooks() []Hook {
+	return c.hooks.BoardInsight
+}
+
+// Interceptors returns the client interceptors.
+func (c *BoardInsightClient) Interceptors() []Interceptor {
+	return c.inters.BoardInsight
+}
+
+func (c *BoardInsightClient) mutate(ctx context.Context, m *BoardInsightMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BoardInsightCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BoardInsightUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BoardInsightUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BoardInsightDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BoardInsight mutation op: %q", m.Op())
 	}
 }
 
@@ -5505,6 +5821,155 @@ func (c *JobApplicationClient) mutate(ctx context.Context, m *JobApplicationMuta
 		return (&JobApplicationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown JobApplication mutation op: %q", m.Op())
+	}
+}
+
+// LearningClient is a client for the Learning schema.
+type LearningClient struct {
+	config
+}
+
+// NewLearningClient returns a client for the Learning from the given config.
+func NewLearningClient(c config) *LearningClient {
+	return &LearningClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `learning.Hooks(f(g(h())))`.
+func (c *LearningClient) Use(hooks ...Hook) {
+	c.hooks.Learning = append(c.hooks.Learning, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `learning.Intercept(f(g(h())))`.
+func (c *LearningClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Learning = append(c.inters.Learning, interceptors...)
+}
+
+// Create returns a builder for creating a Learning entity.
+func (c *LearningClient) Create() *LearningCreate {
+	mutation := newLearningMutation(c.config, OpCreate)
+	return &LearningCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Learning entities.
+func (c *LearningClient) CreateBulk(builders ...*LearningCreate) *LearningCreateBulk {
+	return &LearningCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LearningClient) MapCreateBulk(slice any, setFunc func(*LearningCreate, int)) *LearningCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LearningCreateBulk{err: fmt.Errorf("calling to LearningClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LearningCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LearningCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Learning.
+func (c *LearningClient) Update() *LearningUpdate {
+	mutation := newLearningMutation(c.config, OpUpdate)
+	return &LearningUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LearningClient) UpdateOne(_m *Learning) *LearningUpdateOne {
+	mutation := newLearningMutation(c.config, OpUpdateOne, withLearning(_m))
+	return &LearningUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LearningClient) UpdateOneID(id string) *LearningUpdateOne {
+	mutation := newLearningMutation(c.config, OpUpdateOne, withLearningID(id))
+	return &LearningUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Learning.
+func (c *LearningClient) Delete() *LearningDelete {
+	mutation := newLearningMutation(c.config, OpDelete)
+	return &LearningDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LearningClient) DeleteOne(_m *Learning) *LearningDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LearningClient) DeleteOneID(id string) *LearningDeleteOne {
+	builder := c.Delete().Where(learning.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LearningDeleteOne{builder}
+}
+
+// Query returns a query builder for Learning.
+func (c *LearningClient) Query() *LearningQuery {
+	return &LearningQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLearning},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Learning entity by its id.
+func (c *LearningClient) Get(ctx context.Context, id string) (*Learning, error) {
+	return c.Query().Where(learning.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LearningClient) GetX(ctx context.Context, id string) *Learning {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a Learning.
+func (c *LearningClient) QueryUser(_m *Learning) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(learning.Table, learning.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, learning.UserTable, learning.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *LearningClient) Hooks() []Hook {
+	return c.hooks.Learning
+}
+
+// Interceptors returns the client interceptors.
+func (c *LearningClient) Interceptors() []Interceptor {
+	return c.inters.Learning
+}
+
+func (c *LearningClient) mutate(ctx context.Context, m *LearningMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LearningCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LearningUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LearningUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LearningDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Learning mutation op: %q", m.Op())
 	}
 }
 
@@ -10460,6 +10925,38 @@ func (c *UserClient) QueryCalendarEvents(_m *User) *CalendarEventQuery {
 	return query
 }
 
+// QueryBehaviorSignals queries the behavior_signals edge of a User.
+func (c *UserClient) QueryBehaviorSignals(_m *User) *BehaviorSignalQuery {
+	query := (&BehaviorSignalClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(behaviorsignal.Table, behaviorsignal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.BehaviorSignalsTable, user.BehaviorSignalsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLearnings queries the learnings edge of a User.
+func (c *UserClient) QueryLearnings(_m *User) *LearningQuery {
+	query := (&LearningClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(learning.Table, learning.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.LearningsTable, user.LearningsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -10932,36 +11429,170 @@ func (c *WorkPatternClient) mutate(ctx context.Context, m *WorkPatternMutation) 
 	}
 }
 
+// WorkflowReviewClient is a client for the WorkflowReview schema.
+type WorkflowReviewClient struct {
+	config
+}
+
+// NewWorkflowReviewClient returns a client for the WorkflowReview from the given config.
+func NewWorkflowReviewClient(c config) *WorkflowReviewClient {
+	return &WorkflowReviewClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `workflowreview.Hooks(f(g(h())))`.
+func (c *WorkflowReviewClient) Use(hooks ...Hook) {
+	c.hooks.WorkflowReview = append(c.hooks.WorkflowReview, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `workflowreview.Intercept(f(g(h())))`.
+func (c *WorkflowReviewClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WorkflowReview = append(c.inters.WorkflowReview, interceptors...)
+}
+
+// Create returns a builder for creating a WorkflowReview entity.
+func (c *WorkflowReviewClient) Create() *WorkflowReviewCreate {
+	mutation := newWorkflowReviewMutation(c.config, OpCreate)
+	return &WorkflowReviewCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WorkflowReview entities.
+func (c *WorkflowReviewClient) CreateBulk(builders ...*WorkflowReviewCreate) *WorkflowReviewCreateBulk {
+	return &WorkflowReviewCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WorkflowReviewClient) MapCreateBulk(slice any, setFunc func(*WorkflowReviewCreate, int)) *WorkflowReviewCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WorkflowReviewCreateBulk{err: fmt.Errorf("calling to WorkflowReviewClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WorkflowReviewCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WorkflowReviewCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WorkflowReview.
+func (c *WorkflowReviewClient) Update() *WorkflowReviewUpdate {
+	mutation := newWorkflowReviewMutation(c.config, OpUpdate)
+	return &WorkflowReviewUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WorkflowReviewClient) UpdateOne(_m *WorkflowReview) *WorkflowReviewUpdateOne {
+	mutation := newWorkflowReviewMutation(c.config, OpUpdateOne, withWorkflowReview(_m))
+	return &WorkflowReviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WorkflowReviewClient) UpdateOneID(id string) *WorkflowReviewUpdateOne {
+	mutation := newWorkflowReviewMutation(c.config, OpUpdateOne, withWorkflowReviewID(id))
+	return &WorkflowReviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WorkflowReview.
+func (c *WorkflowReviewClient) Delete() *WorkflowReviewDelete {
+	mutation := newWorkflowReviewMutation(c.config, OpDelete)
+	return &WorkflowReviewDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WorkflowReviewClient) DeleteOne(_m *WorkflowReview) *WorkflowReviewDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WorkflowReviewClient) DeleteOneID(id string) *WorkflowReviewDeleteOne {
+	builder := c.Delete().Where(workflowreview.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WorkflowReviewDeleteOne{builder}
+}
+
+// Query returns a query builder for WorkflowReview.
+func (c *WorkflowReviewClient) Query() *WorkflowReviewQuery {
+	return &WorkflowReviewQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWorkflowReview},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WorkflowReview entity by its id.
+func (c *WorkflowReviewClient) Get(ctx context.Context, id string) (*WorkflowReview, error) {
+	return c.Query().Where(workflowreview.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WorkflowReviewClient) GetX(ctx context.Context, id string) *WorkflowReview {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *WorkflowReviewClient) Hooks() []Hook {
+	return c.hooks.WorkflowReview
+}
+
+// Interceptors returns the client interceptors.
+func (c *WorkflowReviewClient) Interceptors() []Interceptor {
+	return c.inters.WorkflowReview
+}
+
+func (c *WorkflowReviewClient) mutate(ctx context.Context, m *WorkflowReviewMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WorkflowReviewCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WorkflowReviewUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WorkflowReviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WorkflowReviewDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WorkflowReview mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
-		CalendarEvent, CapabilityInstall, CapabilityPack, Card, CardContact, CardLink,
-		ChatMessage, ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
-		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
-		FederationAuditLog, FederationInstance, FederationMembership,
-		IdempotencyRecord, InboundDelivery, InboundReceipt, InboundWebhook, Job,
-		JobApplication, LedgerEntry, MemoryEntry, NetworkConnection, NetworkPreference,
-		NetworkSetting, Notification, PaymentHold, PeerPattern, PeriodicRun, Project,
-		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
-		RemovedPeerToken, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
-		StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite, TeamMember,
-		TeamSubscription, User, UserReputation, WebhookDelivery, WorkPattern []ent.Hook
+		BehaviorSignal, BoardInsight, CalendarEvent, CapabilityInstall, CapabilityPack,
+		Card, CardContact, CardLink, ChatMessage, ChecklistItem, ConnectToken, Contact,
+		Contract, ContractAmendment, ContractEntry, ContractReview, DeveloperKey,
+		Document, Execution, FederationAuditLog, FederationInstance,
+		FederationMembership, IdempotencyRecord, InboundDelivery, InboundReceipt,
+		InboundWebhook, Job, JobApplication, Learning, LedgerEntry, MemoryEntry,
+		NetworkConnection, NetworkPreference, NetworkSetting, Notification,
+		PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite, ProjectMember,
+		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
+		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
+		UserReputation, WebhookDelivery, WorkPattern, WorkflowReview []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
-		CalendarEvent, CapabilityInstall, CapabilityPack, Card, CardContact, CardLink,
-		ChatMessage, ChecklistItem, ConnectToken, Contact, Contract, ContractAmendment,
-		ContractEntry, ContractReview, DeveloperKey, Document, Execution,
-		FederationAuditLog, FederationInstance, FederationMembership,
-		IdempotencyRecord, InboundDelivery, InboundReceipt, InboundWebhook, Job,
-		JobApplication, LedgerEntry, MemoryEntry, NetworkConnection, NetworkPreference,
-		NetworkSetting, Notification, PaymentHold, PeerPattern, PeriodicRun, Project,
-		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
-		RemovedPeerToken, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
-		StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite, TeamMember,
-		TeamSubscription, User, UserReputation, WebhookDelivery,
-		WorkPattern []ent.Interceptor
+		BehaviorSignal, BoardInsight, CalendarEvent, CapabilityInstall, CapabilityPack,
+		Card, CardContact, CardLink, ChatMessage, ChecklistItem, ConnectToken, Contact,
+		Contract, ContractAmendment, ContractEntry, ContractReview, DeveloperKey,
+		Document, Execution, FederationAuditLog, FederationInstance,
+		FederationMembership, IdempotencyRecord, InboundDelivery, InboundReceipt,
+		InboundWebhook, Job, JobApplication, Learning, LedgerEntry, MemoryEntry,
+		NetworkConnection, NetworkPreference, NetworkSetting, Notification,
+		PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite, ProjectMember,
+		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
+		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
+		UserReputation, WebhookDelivery, WorkPattern, WorkflowReview []ent.Interceptor
 	}
 )
 

@@ -17,6 +17,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/behaviorsignal"
+	"github.com/switchboard-hq/switchboard/ent/boardinsight"
 	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -43,6 +45,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
+	"github.com/switchboard-hq/switchboard/ent/learning"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -74,6 +77,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workflowreview"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
 
@@ -140,6 +144,8 @@ func checkColumn(t, c string) error {
 			activityentry.Table:        activityentry.ValidColumn,
 			agentqualitysignal.Table:   agentqualitysignal.ValidColumn,
 			assistantmessage.Table:     assistantmessage.ValidColumn,
+			behaviorsignal.Table:       behaviorsignal.ValidColumn,
+			boardinsight.Table:         boardinsight.ValidColumn,
 			calendarevent.Table:        calendarevent.ValidColumn,
 			capabilityinstall.Table:    capabilityinstall.ValidColumn,
 			capabilitypack.Table:       capabilitypack.ValidColumn,
@@ -166,6 +172,7 @@ func checkColumn(t, c string) error {
 			inboundwebhook.Table:       inboundwebhook.ValidColumn,
 			job.Table:                  job.ValidColumn,
 			jobapplication.Table:       jobapplication.ValidColumn,
+			learning.Table:             learning.ValidColumn,
 			ledgerentry.Table:          ledgerentry.ValidColumn,
 			memoryentry.Table:          memoryentry.ValidColumn,
 			networkconnection.Table:    networkconnection.ValidColumn,
@@ -198,6 +205,7 @@ func checkColumn(t, c string) error {
 			userreputation.Table:       userreputation.ValidColumn,
 			webhookdelivery.Table:      webhookdelivery.ValidColumn,
 			workpattern.Table:          workpattern.ValidColumn,
+			workflowreview.Table:       workflowreview.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -16,6 +16,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/behaviorsignal"
+	"github.com/switchboard-hq/switchboard/ent/boardinsight"
 	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -42,6 +44,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
+	"github.com/switchboard-hq/switchboard/ent/learning"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -75,6 +78,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workflowreview"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 	"github.com/switchboard-hq/switchboard/internal/money"
 )
@@ -93,6 +97,8 @@ const (
 	TypeActivityEntry        = "ActivityEntry"
 	TypeAgentQualitySignal   = "AgentQualitySignal"
 	TypeAssistantMessage     = "AssistantMessage"
+	TypeBehaviorSignal       = "BehaviorSignal"
+	TypeBoardInsight         = "BoardInsight"
 	TypeCalendarEvent        = "CalendarEvent"
 	TypeCapabilityInstall    = "CapabilityInstall"
 	TypeCapabilityPack       = "CapabilityPack"
@@ -119,6 +125,7 @@ const (
 	TypeInboundWebhook       = "InboundWebhook"
 	TypeJob                  = "Job"
 	TypeJobApplication       = "JobApplication"
+	TypeLearning             = "Learning"
 	TypeLedgerEntry          = "LedgerEntry"
 	TypeMemoryEntry          = "MemoryEntry"
 	TypeNetworkConnection    = "NetworkConnection"
@@ -151,6 +158,7 @@ const (
 	TypeUserReputation       = "UserReputation"
 	TypeWebhookDelivery      = "WebhookDelivery"
 	TypeWorkPattern          = "WorkPattern"
+	TypeWorkflowReview       = "WorkflowReview"
 )
 
 // A2ATaskMutation represents an operation that mutates the A2ATask nodes in the graph.
@@ -4503,6 +4511,1695 @@ func (m *AssistantMessageMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown AssistantMessage edge %s", name)
+}
+
+// BehaviorSignalMutation represents an operation that mutates the BehaviorSignal nodes in the graph.
+type BehaviorSignalMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *string
+	created_at     *time.Time
+	updated_at     *time.Time
+	action         *string
+	context        *string
+	hour           *int
+	addhour        *int
+	day_of_week    *int
+	addday_of_week *int
+	duration       *int64
+	addduration    *int64
+	clearedFields  map[string]struct{}
+	user           *string
+	cleareduser    bool
+	done           bool
+	oldValue       func(context.Context) (*BehaviorSignal, error)
+	predicates     []predicate.BehaviorSignal
+}
+
+var _ ent.Mutation = (*BehaviorSignalMutation)(nil)
+
+// behaviorsignalOption allows management of the mutation configuration using functional options.
+type behaviorsignalOption func(*BehaviorSignalMutation)
+
+// newBehaviorSignalMutation creates new mutation for the BehaviorSignal entity.
+func newBehaviorSignalMutation(c config, op Op, opts ...behaviorsignalOption) *BehaviorSignalMutation {
+	m := &BehaviorSignalMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBehaviorSignal,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBehaviorSignalID sets the ID field of the mutation.
+func withBehaviorSignalID(id string) behaviorsignalOption {
+	return func(m *BehaviorSignalMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *BehaviorSignal
+		)
+		m.oldValue = func(ctx context.Context) (*BehaviorSignal, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().BehaviorSignal.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBehaviorSignal sets the old BehaviorSignal of the mutation.
+func withBehaviorSignal(node *BehaviorSignal) behaviorsignalOption {
+	return func(m *BehaviorSignalMutation) {
+		m.oldValue = func(context.Context) (*BehaviorSignal, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BehaviorSignalMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BehaviorSignalMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of BehaviorSignal entities.
+func (m *BehaviorSignalMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BehaviorSignalMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BehaviorSignalMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().BehaviorSignal.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *BehaviorSignalMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *BehaviorSignalMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the BehaviorSignal entity.
+// If the BehaviorSignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BehaviorSignalMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *BehaviorSignalMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *BehaviorSignalMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *BehaviorSignalMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the BehaviorSignal entity.
+// If the BehaviorSignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BehaviorSignalMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *BehaviorSignalMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *BehaviorSignalMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *BehaviorSignalMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the BehaviorSignal entity.
+// If the BehaviorSignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BehaviorSignalMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *BehaviorSignalMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetAction sets the "action" field.
+func (m *BehaviorSignalMutation) SetAction(s string) {
+	m.action = &s
+}
+
+// Action returns the value of the "action" field in the mutation.
+func (m *BehaviorSignalMutation) Action() (r string, exists bool) {
+	v := m.action
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAction returns the old "action" field's value of the BehaviorSignal entity.
+// If the BehaviorSignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BehaviorSignalMutation) OldAction(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAction is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAction requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAction: %w", err)
+	}
+	return oldValue.Action, nil
+}
+
+// ResetAction resets all changes to the "action" field.
+func (m *BehaviorSignalMutation) ResetAction() {
+	m.action = nil
+}
+
+// SetContext sets the "context" field.
+func (m *BehaviorSignalMutation) SetContext(s string) {
+	m.context = &s
+}
+
+// Context returns the value of the "context" field in the mutation.
+func (m *BehaviorSignalMutation) Context() (r string, exists bool) {
+	v := m.context
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContext returns the old "context" field's value of the BehaviorSignal entity.
+// If the BehaviorSignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BehaviorSignalMutation) OldContext(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContext is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContext requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContext: %w", err)
+	}
+	return oldValue.Context, nil
+}
+
+// ResetContext resets all changes to the "context" field.
+func (m *BehaviorSignalMutation) ResetContext() {
+	m.context = nil
+}
+
+// SetHour sets the "hour" field.
+func (m *BehaviorSignalMutation) SetHour(i int) {
+	m.hour = &i
+	m.addhour = nil
+}
+
+// Hour returns the value of the "hour" field in the mutation.
+func (m *BehaviorSignalMutation) Hour() (r int, exists bool) {
+	v := m.hour
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHour returns the old "hour" field's value of the BehaviorSignal entity.
+// If the BehaviorSignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BehaviorSignalMutation) OldHour(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHour is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHour requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHour: %w", err)
+	}
+	return oldValue.Hour, nil
+}
+
+// AddHour adds i to the "hour" field.
+func (m *BehaviorSignalMutation) AddHour(i int) {
+	if m.addhour != nil {
+		*m.addhour += i
+	} else {
+		m.addhour = &i
+	}
+}
+
+// AddedHour returns the value that was added to the "hour" field in this mutation.
+func (m *BehaviorSignalMutation) AddedHour() (r int, exists bool) {
+	v := m.addhour
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetHour resets all changes to the "hour" field.
+func (m *BehaviorSignalMutation) ResetHour() {
+	m.hour = nil
+	m.addhour = nil
+}
+
+// SetDayOfWeek sets the "day_of_week" field.
+func (m *BehaviorSignalMutation) SetDayOfWeek(i int) {
+	m.day_of_week = &i
+	m.addday_of_week = nil
+}
+
+// DayOfWeek returns the value of the "day_of_week" field in the mutation.
+func (m *BehaviorSignalMutation) DayOfWeek() (r int, exists bool) {
+	v := m.day_of_week
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDayOfWeek returns the old "day_of_week" field's value of the BehaviorSignal entity.
+// If the BehaviorSignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BehaviorSignalMutation) OldDayOfWeek(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDayOfWeek is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDayOfWeek requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDayOfWeek: %w", err)
+	}
+	return oldValue.DayOfWeek, nil
+}
+
+// AddDayOfWeek adds i to the "day_of_week" field.
+func (m *BehaviorSignalMutation) AddDayOfWeek(i int) {
+	if m.addday_of_week != nil {
+		*m.addday_of_week += i
+	} else {
+		m.addday_of_week = &i
+	}
+}
+
+// AddedDayOfWeek returns the value that was added to the "day_of_week" field in this mutation.
+func (m *BehaviorSignalMutation) AddedDayOfWeek() (r int, exists bool) {
+	v := m.addday_of_week
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDayOfWeek resets all changes to the "day_of_week" field.
+func (m *BehaviorSignalMutation) ResetDayOfWeek() {
+	m.day_of_week = nil
+	m.addday_of_week = nil
+}
+
+// SetDuration sets the "duration" field.
+func (m *BehaviorSignalMutation) SetDuration(i int64) {
+	m.duration = &i
+	m.addduration = nil
+}
+
+// Duration returns the value of the "duration" field in the mutation.
+func (m *BehaviorSignalMutation) Duration() (r int64, exists bool) {
+	v := m.duration
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDuration returns the old "duration" field's value of the BehaviorSignal entity.
+// If the BehaviorSignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BehaviorSignalMutation) OldDuration(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDuration is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDuration requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDuration: %w", err)
+	}
+	return oldValue.Duration, nil
+}
+
+// AddDuration adds i to the "duration" field.
+func (m *BehaviorSignalMutation) AddDuration(i int64) {
+	if m.addduration != nil {
+		*m.addduration += i
+	} else {
+		m.addduration = &i
+	}
+}
+
+// AddedDuration returns the value that was added to the "duration" field in this mutation.
+func (m *BehaviorSignalMutation) AddedDuration() (r int64, exists bool) {
+	v := m.addduration
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDuration clears the value of the "duration" field.
+func (m *BehaviorSignalMutation) ClearDuration() {
+	m.duration = nil
+	m.addduration = nil
+	m.clearedFields[behaviorsignal.FieldDuration] = struct{}{}
+}
+
+// DurationCleared returns if the "duration" field was cleared in this mutation.
+func (m *BehaviorSignalMutation) DurationCleared() bool {
+	_, ok := m.clearedFields[behaviorsignal.FieldDuration]
+	return ok
+}
+
+// ResetDuration resets all changes to the "duration" field.
+func (m *BehaviorSignalMutation) ResetDuration() {
+	m.duration = nil
+	m.addduration = nil
+	delete(m.clearedFields, behaviorsignal.FieldDuration)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *BehaviorSignalMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[behaviorsignal.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *BehaviorSignalMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *BehaviorSignalMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *BehaviorSignalMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the BehaviorSignalMutation builder.
+func (m *BehaviorSignalMutation) Where(ps ...predicate.BehaviorSignal) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BehaviorSignalMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BehaviorSignalMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.BehaviorSignal, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BehaviorSignalMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BehaviorSignalMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (BehaviorSignal).
+func (m *BehaviorSignalMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BehaviorSignalMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, behaviorsignal.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, behaviorsignal.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, behaviorsignal.FieldUserID)
+	}
+	if m.action != nil {
+		fields = append(fields, behaviorsignal.FieldAction)
+	}
+	if m.context != nil {
+		fields = append(fields, behaviorsignal.FieldContext)
+	}
+	if m.hour != nil {
+		fields = append(fields, behaviorsignal.FieldHour)
+	}
+	if m.day_of_week != nil {
+		fields = append(fields, behaviorsignal.FieldDayOfWeek)
+	}
+	if m.duration != nil {
+		fields = append(fields, behaviorsignal.FieldDuration)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BehaviorSignalMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case behaviorsignal.FieldCreatedAt:
+		return m.CreatedAt()
+	case behaviorsignal.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case behaviorsignal.FieldUserID:
+		return m.UserID()
+	case behaviorsignal.FieldAction:
+		return m.Action()
+	case behaviorsignal.FieldContext:
+		return m.Context()
+	case behaviorsignal.FieldHour:
+		return m.Hour()
+	case behaviorsignal.FieldDayOfWeek:
+		return m.DayOfWeek()
+	case behaviorsignal.FieldDuration:
+		return m.Duration()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BehaviorSignalMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case behaviorsignal.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case behaviorsignal.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case behaviorsignal.FieldUserID:
+		return m.OldUserID(ctx)
+	case behaviorsignal.FieldAction:
+		return m.OldAction(ctx)
+	case behaviorsignal.FieldContext:
+		return m.OldContext(ctx)
+	case behaviorsignal.FieldHour:
+		return m.OldHour(ctx)
+	case behaviorsignal.FieldDayOfWeek:
+		return m.OldDayOfWeek(ctx)
+	case behaviorsignal.FieldDuration:
+		return m.OldDuration(ctx)
+	}
+	return nil, fmt.Errorf("unknown BehaviorSignal field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BehaviorSignalMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case behaviorsignal.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case behaviorsignal.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case behaviorsignal.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case behaviorsignal.FieldAction:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAction(v)
+		return nil
+	case behaviorsignal.FieldContext:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContext(v)
+		return nil
+	case behaviorsignal.FieldHour:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHour(v)
+		return nil
+	case behaviorsignal.FieldDayOfWeek:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDayOfWeek(v)
+		return nil
+	case behaviorsignal.FieldDuration:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDuration(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BehaviorSignal field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BehaviorSignalMutation) AddedFields() []string {
+	var fields []string
+	if m.addhour != nil {
+		fields = append(fields, behaviorsignal.FieldHour)
+	}
+	if m.addday_of_week != nil {
+		fields = append(fields, behaviorsignal.FieldDayOfWeek)
+	}
+	if m.addduration != nil {
+		fields = append(fields, behaviorsignal.FieldDuration)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BehaviorSignalMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case behaviorsignal.FieldHour:
+		return m.AddedHour()
+	case behaviorsignal.FieldDayOfWeek:
+		return m.AddedDayOfWeek()
+	case behaviorsignal.FieldDuration:
+		return m.AddedDuration()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BehaviorSignalMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case behaviorsignal.FieldHour:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddHour(v)
+		return nil
+	case behaviorsignal.FieldDayOfWeek:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDayOfWeek(v)
+		return nil
+	case behaviorsignal.FieldDuration:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDuration(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BehaviorSignal numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BehaviorSignalMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(behaviorsignal.FieldDuration) {
+		fields = append(fields, behaviorsignal.FieldDuration)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BehaviorSignalMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BehaviorSignalMutation) ClearField(name string) error {
+	switch name {
+	case behaviorsignal.FieldDuration:
+		m.ClearDuration()
+		return nil
+	}
+	return fmt.Errorf("unknown BehaviorSignal nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BehaviorSignalMutation) ResetField(name string) error {
+	switch name {
+	case behaviorsignal.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case behaviorsignal.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case behaviorsignal.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case behaviorsignal.FieldAction:
+		m.ResetAction()
+		return nil
+	case behaviorsignal.FieldContext:
+		m.ResetContext()
+		return nil
+	case behaviorsignal.FieldHour:
+		m.ResetHour()
+		return nil
+	case behaviorsignal.FieldDayOfWeek:
+		m.ResetDayOfWeek()
+		return nil
+	case behaviorsignal.FieldDuration:
+		m.ResetDuration()
+		return nil
+	}
+	return fmt.Errorf("unknown BehaviorSignal field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BehaviorSignalMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, behaviorsignal.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BehaviorSignalMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case behaviorsignal.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BehaviorSignalMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BehaviorSignalMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BehaviorSignalMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, behaviorsignal.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BehaviorSignalMutation) EdgeCleared(name string) bool {
+	switch name {
+	case behaviorsignal.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BehaviorSignalMutation) ClearEdge(name string) error {
+	switch name {
+	case behaviorsignal.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown BehaviorSignal unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BehaviorSignalMutation) ResetEdge(name string) error {
+	switch name {
+	case behaviorsignal.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown BehaviorSignal edge %s", name)
+}
+
+// BoardInsightMutation represents an operation that mutates the BoardInsight nodes in the graph.
+type BoardInsightMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	user_id       *string
+	_type         *boardinsight.Type
+	status        *boardinsight.Status
+	confidence    *float64
+	addconfidence *float64
+	reason        *string
+	source_id     *string
+	target_id     *string
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*BoardInsight, error)
+	predicates    []predicate.BoardInsight
+}
+
+var _ ent.Mutation = (*BoardInsightMutation)(nil)
+
+// boardinsightOption allows management of the mutation configuration using functional options.
+type boardinsightOption func(*BoardInsightMutation)
+
+// newBoardInsightMutation creates new mutation for the BoardInsight entity.
+func newBoardInsightMutation(c config, op Op, opts ...boardinsightOption) *BoardInsightMutation {
+	m := &BoardInsightMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBoardInsight,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBoardInsightID sets the ID field of the mutation.
+func withBoardInsightID(id string) boardinsightOption {
+	return func(m *BoardInsightMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *BoardInsight
+		)
+		m.oldValue = func(ctx context.Context) (*BoardInsight, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().BoardInsight.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBoardInsight sets the old BoardInsight of the mutation.
+func withBoardInsight(node *BoardInsight) boardinsightOption {
+	return func(m *BoardInsightMutation) {
+		m.oldValue = func(context.Context) (*BoardInsight, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BoardInsightMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BoardInsightMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of BoardInsight entities.
+func (m *BoardInsightMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BoardInsightMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BoardInsightMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().BoardInsight.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *BoardInsightMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *BoardInsightMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the BoardInsight entity.
+// If the BoardInsight object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardInsightMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *BoardInsightMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *BoardInsightMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *BoardInsightMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the BoardInsight entity.
+// If the BoardInsight object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardInsightMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *BoardInsightMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *BoardInsightMutation) SetUserID(s string) {
+	m.user_id = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *BoardInsightMutation) UserID() (r string, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the BoardInsight entity.
+// If the BoardInsight object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardInsightMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *BoardInsightMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetType sets the "type" field.
+func (m *BoardInsightMutation) SetType(b boardinsight.Type) {
+	m._type = &b
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *BoardInsightMutation) GetType() (r boardinsight.Type, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the BoardInsight entity.
+// If the BoardInsight object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardInsightMutation) OldType(ctx context.Context) (v boardinsight.Type, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *BoardInsightMutation) ResetType() {
+	m._type = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *BoardInsightMutation) SetStatus(b boardinsight.Status) {
+	m.status = &b
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *BoardInsightMutation) Status() (r boardinsight.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the BoardInsight entity.
+// If the BoardInsight object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardInsightMutation) OldStatus(ctx context.Context) (v boardinsight.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *BoardInsightMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetConfidence sets the "confidence" field.
+func (m *BoardInsightMutation) SetConfidence(f float64) {
+	m.confidence = &f
+	m.addconfidence = nil
+}
+
+// Confidence returns the value of the "confidence" field in the mutation.
+func (m *BoardInsightMutation) Confidence() (r float64, exists bool) {
+	v := m.confidence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConfidence returns the old "confidence" field's value of the BoardInsight entity.
+// If the BoardInsight object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardInsightMutation) OldConfidence(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConfidence is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConfidence requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConfidence: %w", err)
+	}
+	return oldValue.Confidence, nil
+}
+
+// AddConfidence adds f to the "confidence" field.
+func (m *BoardInsightMutation) AddConfidence(f float64) {
+	if m.addconfidence != nil {
+		*m.addconfidence += f
+	} else {
+		m.addconfidence = &f
+	}
+}
+
+// AddedConfidence returns the value that was added to the "confidence" field in this mutation.
+func (m *BoardInsightMutation) AddedConfidence() (r float64, exists bool) {
+	v := m.addconfidence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetConfidence resets all changes to the "confidence" field.
+func (m *BoardInsightMutation) ResetConfidence() {
+	m.confidence = nil
+	m.addconfidence = nil
+}
+
+// SetReason sets the "reason" field.
+func (m *BoardInsightMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *BoardInsightMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the BoardInsight entity.
+// If the BoardInsight object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardInsightMutation) OldReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *BoardInsightMutation) ResetReason() {
+	m.reason = nil
+}
+
+// SetSourceID sets the "source_id" field.
+func (m *BoardInsightMutation) SetSourceID(s string) {
+	m.source_id = &s
+}
+
+// SourceID returns the value of the "source_id" field in the mutation.
+func (m *BoardInsightMutation) SourceID() (r string, exists bool) {
+	v := m.source_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSourceID returns the old "source_id" field's value of the BoardInsight entity.
+// If the BoardInsight object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardInsightMutation) OldSourceID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSourceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSourceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSourceID: %w", err)
+	}
+	return oldValue.SourceID, nil
+}
+
+// ResetSourceID resets all changes to the "source_id" field.
+func (m *BoardInsightMutation) ResetSourceID() {
+	m.source_id = nil
+}
+
+// SetTargetID sets the "target_id" field.
+func (m *BoardInsightMutation) SetTargetID(s string) {
+	m.target_id = &s
+}
+
+// TargetID returns the value of the "target_id" field in the mutation.
+func (m *BoardInsightMutation) TargetID() (r string, exists bool) {
+	v := m.target_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTargetID returns the old "target_id" field's value of the BoardInsight entity.
+// If the BoardInsight object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardInsightMutation) OldTargetID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTargetID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTargetID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTargetID: %w", err)
+	}
+	return oldValue.TargetID, nil
+}
+
+// ResetTargetID resets all changes to the "target_id" field.
+func (m *BoardInsightMutation) ResetTargetID() {
+	m.target_id = nil
+}
+
+// Where appends a list predicates to the BoardInsightMutation builder.
+func (m *BoardInsightMutation) Where(ps ...predicate.BoardInsight) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BoardInsightMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BoardInsightMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.BoardInsight, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BoardInsightMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BoardInsightMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (BoardInsight).
+func (m *BoardInsightMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BoardInsightMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, boardinsight.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, boardinsight.FieldUpdatedAt)
+	}
+	if m.user_id != nil {
+		fields = append(fields, boardinsight.FieldUserID)
+	}
+	if m._type != nil {
+		fields = append(fields, boardinsight.FieldType)
+	}
+	if m.status != nil {
+		fields = append(fields, boardinsight.FieldStatus)
+	}
+	if m.confidence != nil {
+		fields = append(fields, boardinsight.FieldConfidence)
+	}
+	if m.reason != nil {
+		fields = append(fields, boardinsight.FieldReason)
+	}
+	if m.source_id != nil {
+		fields = append(fields, boardinsight.FieldSourceID)
+	}
+	if m.target_id != nil {
+		fields = append(fields, boardinsight.FieldTargetID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BoardInsightMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case boardinsight.FieldCreatedAt:
+		return m.CreatedAt()
+	case boardinsight.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case boardinsight.FieldUserID:
+		return m.UserID()
+	case boardinsight.FieldType:
+		return m.GetType()
+	case boardinsight.FieldStatus:
+		return m.Status()
+	case boardinsight.FieldConfidence:
+		return m.Confidence()
+	case boardinsight.FieldReason:
+		return m.Reason()
+	case boardinsight.FieldSourceID:
+		return m.SourceID()
+	case boardinsight.FieldTargetID:
+		return m.TargetID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BoardInsightMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case boardinsight.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case boardinsight.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case boardinsight.FieldUserID:
+		return m.OldUserID(ctx)
+	case boardinsight.FieldType:
+		return m.OldType(ctx)
+	case boardinsight.FieldStatus:
+		return m.OldStatus(ctx)
+	case boardinsight.FieldConfidence:
+		return m.OldConfidence(ctx)
+	case boardinsight.FieldReason:
+		return m.OldReason(ctx)
+	case boardinsight.FieldSourceID:
+		return m.OldSourceID(ctx)
+	case boardinsight.FieldTargetID:
+		return m.OldTargetID(ctx)
+	}
+	return nil, fmt.Errorf("unknown BoardInsight field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BoardInsightMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case boardinsight.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case boardinsight.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case boardinsight.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case boardinsight.FieldType:
+		v, ok := value.(boardinsight.Type)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case boardinsight.FieldStatus:
+		v, ok := value.(boardinsight.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case boardinsight.FieldConfidence:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConfidence(v)
+		return nil
+	case boardinsight.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case boardinsight.FieldSourceID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSourceID(v)
+		return nil
+	case boardinsight.FieldTargetID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTargetID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BoardInsight field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BoardInsightMutation) AddedFields() []string {
+	var fields []string
+	if m.addconfidence != nil {
+		fields = append(fields, boardinsight.FieldConfidence)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BoardInsightMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case boardinsight.FieldConfidence:
+		return m.AddedConfidence()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BoardInsightMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case boardinsight.FieldConfidence:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddConfidence(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BoardInsight numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BoardInsightMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BoardInsightMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BoardInsightMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown BoardInsight nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BoardInsightMutation) ResetField(name string) error {
+	switch name {
+	case boardinsight.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case boardinsight.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case boardinsight.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case boardinsight.FieldType:
+		m.ResetType()
+		return nil
+	case boardinsight.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case boardinsight.FieldConfidence:
+		m.ResetConfidence()
+		return nil
+	case boardinsight.FieldReason:
+		m.ResetReason()
+		return nil
+	case boardinsight.FieldSourceID:
+		m.ResetSourceID()
+		return nil
+	case boardinsight.FieldTargetID:
+		m.ResetTargetID()
+		return nil
+	}
+	return fmt.Errorf("unknown BoardInsight field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BoardInsightMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BoardInsightMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BoardInsightMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BoardInsightMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BoardInsightMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BoardInsightMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BoardInsightMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown BoardInsight unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BoardInsightMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown BoardInsight edge %s", name)
 }
 
 // CalendarEventMutation represents an operation that mutates the CalendarEvent nodes in the graph.
@@ -44463,6 +46160,1042 @@ func (m *JobApplicationMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown JobApplication edge %s", name)
 }
 
+// LearningMutation represents an operation that mutates the Learning nodes in the graph.
+type LearningMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	category      *learning.Category
+	content       *string
+	key           *string
+	confidence    *float64
+	addconfidence *float64
+	source        *string
+	evidence      *int
+	addevidence   *int
+	dismissed     *bool
+	seen_at       *time.Time
+	clearedFields map[string]struct{}
+	user          *string
+	cleareduser   bool
+	done          bool
+	oldValue      func(context.Context) (*Learning, error)
+	predicates    []predicate.Learning
+}
+
+var _ ent.Mutation = (*LearningMutation)(nil)
+
+// learningOption allows management of the mutation configuration using functional options.
+type learningOption func(*LearningMutation)
+
+// newLearningMutation creates new mutation for the Learning entity.
+func newLearningMutation(c config, op Op, opts ...learningOption) *LearningMutation {
+	m := &LearningMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLearning,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLearningID sets the ID field of the mutation.
+func withLearningID(id string) learningOption {
+	return func(m *LearningMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Learning
+		)
+		m.oldValue = func(ctx context.Context) (*Learning, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Learning.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLearning sets the old Learning of the mutation.
+func withLearning(node *Learning) learningOption {
+	return func(m *LearningMutation) {
+		m.oldValue = func(context.Context) (*Learning, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LearningMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LearningMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Learning entities.
+func (m *LearningMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LearningMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LearningMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Learning.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *LearningMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *LearningMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *LearningMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *LearningMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *LearningMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *LearningMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *LearningMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *LearningMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *LearningMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetCategory sets the "category" field.
+func (m *LearningMutation) SetCategory(l learning.Category) {
+	m.category = &l
+}
+
+// Category returns the value of the "category" field in the mutation.
+func (m *LearningMutation) Category() (r learning.Category, exists bool) {
+	v := m.category
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCategory returns the old "category" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldCategory(ctx context.Context) (v learning.Category, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCategory is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCategory requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCategory: %w", err)
+	}
+	return oldValue.Category, nil
+}
+
+// ResetCategory resets all changes to the "category" field.
+func (m *LearningMutation) ResetCategory() {
+	m.category = nil
+}
+
+// SetContent sets the "content" field.
+func (m *LearningMutation) SetContent(s string) {
+	m.content = &s
+}
+
+// Content returns the value of the "content" field in the mutation.
+func (m *LearningMutation) Content() (r string, exists bool) {
+	v := m.content
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContent returns the old "content" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldContent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContent: %w", err)
+	}
+	return oldValue.Content, nil
+}
+
+// ResetContent resets all changes to the "content" field.
+func (m *LearningMutation) ResetContent() {
+	m.content = nil
+}
+
+// SetKey sets the "key" field.
+func (m *LearningMutation) SetKey(s string) {
+	m.key = &s
+}
+
+// Key returns the value of the "key" field in the mutation.
+func (m *LearningMutation) Key() (r string, exists bool) {
+	v := m.key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKey returns the old "key" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKey: %w", err)
+	}
+	return oldValue.Key, nil
+}
+
+// ClearKey clears the value of the "key" field.
+func (m *LearningMutation) ClearKey() {
+	m.key = nil
+	m.clearedFields[learning.FieldKey] = struct{}{}
+}
+
+// KeyCleared returns if the "key" field was cleared in this mutation.
+func (m *LearningMutation) KeyCleared() bool {
+	_, ok := m.clearedFields[learning.FieldKey]
+	return ok
+}
+
+// ResetKey resets all changes to the "key" field.
+func (m *LearningMutation) ResetKey() {
+	m.key = nil
+	delete(m.clearedFields, learning.FieldKey)
+}
+
+// SetConfidence sets the "confidence" field.
+func (m *LearningMutation) SetConfidence(f float64) {
+	m.confidence = &f
+	m.addconfidence = nil
+}
+
+// Confidence returns the value of the "confidence" field in the mutation.
+func (m *LearningMutation) Confidence() (r float64, exists bool) {
+	v := m.confidence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConfidence returns the old "confidence" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldConfidence(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConfidence is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConfidence requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConfidence: %w", err)
+	}
+	return oldValue.Confidence, nil
+}
+
+// AddConfidence adds f to the "confidence" field.
+func (m *LearningMutation) AddConfidence(f float64) {
+	if m.addconfidence != nil {
+		*m.addconfidence += f
+	} else {
+		m.addconfidence = &f
+	}
+}
+
+// AddedConfidence returns the value that was added to the "confidence" field in this mutation.
+func (m *LearningMutation) AddedConfidence() (r float64, exists bool) {
+	v := m.addconfidence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetConfidence resets all changes to the "confidence" field.
+func (m *LearningMutation) ResetConfidence() {
+	m.confidence = nil
+	m.addconfidence = nil
+}
+
+// SetSource sets the "source" field.
+func (m *LearningMutation) SetSource(s string) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *LearningMutation) Source() (r string, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *LearningMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetEvidence sets the "evidence" field.
+func (m *LearningMutation) SetEvidence(i int) {
+	m.evidence = &i
+	m.addevidence = nil
+}
+
+// Evidence returns the value of the "evidence" field in the mutation.
+func (m *LearningMutation) Evidence() (r int, exists bool) {
+	v := m.evidence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEvidence returns the old "evidence" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldEvidence(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEvidence is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEvidence requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEvidence: %w", err)
+	}
+	return oldValue.Evidence, nil
+}
+
+// AddEvidence adds i to the "evidence" field.
+func (m *LearningMutation) AddEvidence(i int) {
+	if m.addevidence != nil {
+		*m.addevidence += i
+	} else {
+		m.addevidence = &i
+	}
+}
+
+// AddedEvidence returns the value that was added to the "evidence" field in this mutation.
+func (m *LearningMutation) AddedEvidence() (r int, exists bool) {
+	v := m.addevidence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetEvidence resets all changes to the "evidence" field.
+func (m *LearningMutation) ResetEvidence() {
+	m.evidence = nil
+	m.addevidence = nil
+}
+
+// SetDismissed sets the "dismissed" field.
+func (m *LearningMutation) SetDismissed(b bool) {
+	m.dismissed = &b
+}
+
+// Dismissed returns the value of the "dismissed" field in the mutation.
+func (m *LearningMutation) Dismissed() (r bool, exists bool) {
+	v := m.dismissed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDismissed returns the old "dismissed" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldDismissed(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDismissed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDismissed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDismissed: %w", err)
+	}
+	return oldValue.Dismissed, nil
+}
+
+// ResetDismissed resets all changes to the "dismissed" field.
+func (m *LearningMutation) ResetDismissed() {
+	m.dismissed = nil
+}
+
+// SetSeenAt sets the "seen_at" field.
+func (m *LearningMutation) SetSeenAt(t time.Time) {
+	m.seen_at = &t
+}
+
+// SeenAt returns the value of the "seen_at" field in the mutation.
+func (m *LearningMutation) SeenAt() (r time.Time, exists bool) {
+	v := m.seen_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSeenAt returns the old "seen_at" field's value of the Learning entity.
+// If the Learning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LearningMutation) OldSeenAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSeenAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSeenAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSeenAt: %w", err)
+	}
+	return oldValue.SeenAt, nil
+}
+
+// ClearSeenAt clears the value of the "seen_at" field.
+func (m *LearningMutation) ClearSeenAt() {
+	m.seen_at = nil
+	m.clearedFields[learning.FieldSeenAt] = struct{}{}
+}
+
+// SeenAtCleared returns if the "seen_at" field was cleared in this mutation.
+func (m *LearningMutation) SeenAtCleared() bool {
+	_, ok := m.clearedFields[learning.FieldSeenAt]
+	return ok
+}
+
+// ResetSeenAt resets all changes to the "seen_at" field.
+func (m *LearningMutation) ResetSeenAt() {
+	m.seen_at = nil
+	delete(m.clearedFields, learning.FieldSeenAt)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *LearningMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[learning.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *LearningMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *LearningMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *LearningMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the LearningMutation builder.
+func (m *LearningMutation) Where(ps ...predicate.Learning) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LearningMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LearningMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Learning, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LearningMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LearningMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Learning).
+func (m *LearningMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LearningMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, learning.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, learning.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, learning.FieldUserID)
+	}
+	if m.category != nil {
+		fields = append(fields, learning.FieldCategory)
+	}
+	if m.content != nil {
+		fields = append(fields, learning.FieldContent)
+	}
+	if m.key != nil {
+		fields = append(fields, learning.FieldKey)
+	}
+	if m.confidence != nil {
+		fields = append(fields, learning.FieldConfidence)
+	}
+	if m.source != nil {
+		fields = append(fields, learning.FieldSource)
+	}
+	if m.evidence != nil {
+		fields = append(fields, learning.FieldEvidence)
+	}
+	if m.dismissed != nil {
+		fields = append(fields, learning.FieldDismissed)
+	}
+	if m.seen_at != nil {
+		fields = append(fields, learning.FieldSeenAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LearningMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case learning.FieldCreatedAt:
+		return m.CreatedAt()
+	case learning.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case learning.FieldUserID:
+		return m.UserID()
+	case learning.FieldCategory:
+		return m.Category()
+	case learning.FieldContent:
+		return m.Content()
+	case learning.FieldKey:
+		return m.Key()
+	case learning.FieldConfidence:
+		return m.Confidence()
+	case learning.FieldSource:
+		return m.Source()
+	case learning.FieldEvidence:
+		return m.Evidence()
+	case learning.FieldDismissed:
+		return m.Dismissed()
+	case learning.FieldSeenAt:
+		return m.SeenAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LearningMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case learning.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case learning.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case learning.FieldUserID:
+		return m.OldUserID(ctx)
+	case learning.FieldCategory:
+		return m.OldCategory(ctx)
+	case learning.FieldContent:
+		return m.OldContent(ctx)
+	case learning.FieldKey:
+		return m.OldKey(ctx)
+	case learning.FieldConfidence:
+		return m.OldConfidence(ctx)
+	case learning.FieldSource:
+		return m.OldSource(ctx)
+	case learning.FieldEvidence:
+		return m.OldEvidence(ctx)
+	case learning.FieldDismissed:
+		return m.OldDismissed(ctx)
+	case learning.FieldSeenAt:
+		return m.OldSeenAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Learning field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LearningMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case learning.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case learning.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case learning.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case learning.FieldCategory:
+		v, ok := value.(learning.Category)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCategory(v)
+		return nil
+	case learning.FieldContent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContent(v)
+		return nil
+	case learning.FieldKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKey(v)
+		return nil
+	case learning.FieldConfidence:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConfidence(v)
+		return nil
+	case learning.FieldSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case learning.FieldEvidence:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEvidence(v)
+		return nil
+	case learning.FieldDismissed:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDismissed(v)
+		return nil
+	case learning.FieldSeenAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSeenAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Learning field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LearningMutation) AddedFields() []string {
+	var fields []string
+	if m.addconfidence != nil {
+		fields = append(fields, learning.FieldConfidence)
+	}
+	if m.addevidence != nil {
+		fields = append(fields, learning.FieldEvidence)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LearningMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case learning.FieldConfidence:
+		return m.AddedConfidence()
+	case learning.FieldEvidence:
+		return m.AddedEvidence()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LearningMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case learning.FieldConfidence:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddConfidence(v)
+		return nil
+	case learning.FieldEvidence:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddEvidence(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Learning numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LearningMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(learning.FieldKey) {
+		fields = append(fields, learning.FieldKey)
+	}
+	if m.FieldCleared(learning.FieldSeenAt) {
+		fields = append(fields, learning.FieldSeenAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LearningMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LearningMutation) ClearField(name string) error {
+	switch name {
+	case learning.FieldKey:
+		m.ClearKey()
+		return nil
+	case learning.FieldSeenAt:
+		m.ClearSeenAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Learning nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LearningMutation) ResetField(name string) error {
+	switch name {
+	case learning.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case learning.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case learning.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case learning.FieldCategory:
+		m.ResetCategory()
+		return nil
+	case learning.FieldContent:
+		m.ResetContent()
+		return nil
+	case learning.FieldKey:
+		m.ResetKey()
+		return nil
+	case learning.FieldConfidence:
+		m.ResetConfidence()
+		return nil
+	case learning.FieldSource:
+		m.ResetSource()
+		return nil
+	case learning.FieldEvidence:
+		m.ResetEvidence()
+		return nil
+	case learning.FieldDismissed:
+		m.ResetDismissed()
+		return nil
+	case learning.FieldSeenAt:
+		m.ResetSeenAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Learning field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LearningMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, learning.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LearningMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case learning.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LearningMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LearningMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LearningMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, learning.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LearningMutation) EdgeCleared(name string) bool {
+	switch name {
+	case learning.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LearningMutation) ClearEdge(name string) error {
+	switch name {
+	case learning.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown Learning unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LearningMutation) ResetEdge(name string) error {
+	switch name {
+	case learning.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown Learning edge %s", name)
+}
+
 // LedgerEntryMutation represents an operation that mutates the LedgerEntry nodes in the graph.
 type LedgerEntryMutation struct {
 	config
@@ -63239,6 +65972,7 @@ type SettingMutation struct {
 	appendservice_keys  []schema.ServiceKey
 	profile_visibility  *setting.ProfileVisibility
 	bio                 *string
+	timezone            *string
 	clearedFields       map[string]struct{}
 	user                *string
 	cleareduser         bool
@@ -63795,6 +66529,42 @@ func (m *SettingMutation) ResetBio() {
 	m.bio = nil
 }
 
+// SetTimezone sets the "timezone" field.
+func (m *SettingMutation) SetTimezone(s string) {
+	m.timezone = &s
+}
+
+// Timezone returns the value of the "timezone" field in the mutation.
+func (m *SettingMutation) Timezone() (r string, exists bool) {
+	v := m.timezone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTimezone returns the old "timezone" field's value of the Setting entity.
+// If the Setting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SettingMutation) OldTimezone(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTimezone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTimezone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTimezone: %w", err)
+	}
+	return oldValue.Timezone, nil
+}
+
+// ResetTimezone resets all changes to the "timezone" field.
+func (m *SettingMutation) ResetTimezone() {
+	m.timezone = nil
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *SettingMutation) ClearUser() {
 	m.cleareduser = true
@@ -63856,7 +66626,7 @@ func (m *SettingMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SettingMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, setting.FieldCreatedAt)
 	}
@@ -63890,6 +66660,9 @@ func (m *SettingMutation) Fields() []string {
 	if m.bio != nil {
 		fields = append(fields, setting.FieldBio)
 	}
+	if m.timezone != nil {
+		fields = append(fields, setting.FieldTimezone)
+	}
 	return fields
 }
 
@@ -63920,6 +66693,8 @@ func (m *SettingMutation) Field(name string) (ent.Value, bool) {
 		return m.ProfileVisibility()
 	case setting.FieldBio:
 		return m.Bio()
+	case setting.FieldTimezone:
+		return m.Timezone()
 	}
 	return nil, false
 }
@@ -63951,6 +66726,8 @@ func (m *SettingMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldProfileVisibility(ctx)
 	case setting.FieldBio:
 		return m.OldBio(ctx)
+	case setting.FieldTimezone:
+		return m.OldTimezone(ctx)
 	}
 	return nil, fmt.Errorf("unknown Setting field %s", name)
 }
@@ -64036,6 +66813,13 @@ func (m *SettingMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetBio(v)
+		return nil
+	case setting.FieldTimezone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTimezone(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Setting field %s", name)
@@ -64142,6 +66926,9 @@ func (m *SettingMutation) ResetField(name string) error {
 		return nil
 	case setting.FieldBio:
 		m.ResetBio()
+		return nil
+	case setting.FieldTimezone:
+		m.ResetTimezone()
 		return nil
 	}
 	return fmt.Errorf("unknown Setting field %s", name)
@@ -76173,6 +78960,12 @@ type UserMutation struct {
 	calendar_events              map[string]struct{}
 	removedcalendar_events       map[string]struct{}
 	clearedcalendar_events       bool
+	behavior_signals             map[string]struct{}
+	removedbehavior_signals      map[string]struct{}
+	clearedbehavior_signals      bool
+	learnings                    map[string]struct{}
+	removedlearnings             map[string]struct{}
+	clearedlearnings             bool
 	done                         bool
 	oldValue                     func(context.Context) (*User, error)
 	predicates                   []predicate.User
@@ -78521,6 +81314,114 @@ func (m *UserMutation) ResetCalendarEvents() {
 	m.removedcalendar_events = nil
 }
 
+// AddBehaviorSignalIDs adds the "behavior_signals" edge to the BehaviorSignal entity by ids.
+func (m *UserMutation) AddBehaviorSignalIDs(ids ...string) {
+	if m.behavior_signals == nil {
+		m.behavior_signals = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.behavior_signals[ids[i]] = struct{}{}
+	}
+}
+
+// ClearBehaviorSignals clears the "behavior_signals" edge to the BehaviorSignal entity.
+func (m *UserMutation) ClearBehaviorSignals() {
+	m.clearedbehavior_signals = true
+}
+
+// BehaviorSignalsCleared reports if the "behavior_signals" edge to the BehaviorSignal entity was cleared.
+func (m *UserMutation) BehaviorSignalsCleared() bool {
+	return m.clearedbehavior_signals
+}
+
+// RemoveBehaviorSignalIDs removes the "behavior_signals" edge to the BehaviorSignal entity by IDs.
+func (m *UserMutation) RemoveBehaviorSignalIDs(ids ...string) {
+	if m.removedbehavior_signals == nil {
+		m.removedbehavior_signals = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.behavior_signals, ids[i])
+		m.removedbehavior_signals[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedBehaviorSignals returns the removed IDs of the "behavior_signals" edge to the BehaviorSignal entity.
+func (m *UserMutation) RemovedBehaviorSignalsIDs() (ids []string) {
+	for id := range m.removedbehavior_signals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// BehaviorSignalsIDs returns the "behavior_signals" edge IDs in the mutation.
+func (m *UserMutation) BehaviorSignalsIDs() (ids []string) {
+	for id := range m.behavior_signals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetBehaviorSignals resets all changes to the "behavior_signals" edge.
+func (m *UserMutation) ResetBehaviorSignals() {
+	m.behavior_signals = nil
+	m.clearedbehavior_signals = false
+	m.removedbehavior_signals = nil
+}
+
+// AddLearningIDs adds the "learnings" edge to the Learning entity by ids.
+func (m *UserMutation) AddLearningIDs(ids ...string) {
+	if m.learnings == nil {
+		m.learnings = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.learnings[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLearnings clears the "learnings" edge to the Learning entity.
+func (m *UserMutation) ClearLearnings() {
+	m.clearedlearnings = true
+}
+
+// LearningsCleared reports if the "learnings" edge to the Learning entity was cleared.
+func (m *UserMutation) LearningsCleared() bool {
+	return m.clearedlearnings
+}
+
+// RemoveLearningIDs removes the "learnings" edge to the Learning entity by IDs.
+func (m *UserMutation) RemoveLearningIDs(ids ...string) {
+	if m.removedlearnings == nil {
+		m.removedlearnings = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.learnings, ids[i])
+		m.removedlearnings[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLearnings returns the removed IDs of the "learnings" edge to the Learning entity.
+func (m *UserMutation) RemovedLearningsIDs() (ids []string) {
+	for id := range m.removedlearnings {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LearningsIDs returns the "learnings" edge IDs in the mutation.
+func (m *UserMutation) LearningsIDs() (ids []string) {
+	for id := range m.learnings {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLearnings resets all changes to the "learnings" edge.
+func (m *UserMutation) ResetLearnings() {
+	m.learnings = nil
+	m.clearedlearnings = false
+	m.removedlearnings = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -78782,7 +81683,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 37)
+	edges := make([]string, 0, 39)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -78893,6 +81794,12 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.calendar_events != nil {
 		edges = append(edges, user.EdgeCalendarEvents)
+	}
+	if m.behavior_signals != nil {
+		edges = append(edges, user.EdgeBehaviorSignals)
+	}
+	if m.learnings != nil {
+		edges = append(edges, user.EdgeLearnings)
 	}
 	return edges
 }
@@ -79115,13 +82022,25 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeBehaviorSignals:
+		ids := make([]ent.Value, 0, len(m.behavior_signals))
+		for id := range m.behavior_signals {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeLearnings:
+		ids := make([]ent.Value, 0, len(m.learnings))
+		for id := range m.learnings {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 37)
+	edges := make([]string, 0, 39)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -79220,6 +82139,12 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removedcalendar_events != nil {
 		edges = append(edges, user.EdgeCalendarEvents)
+	}
+	if m.removedbehavior_signals != nil {
+		edges = append(edges, user.EdgeBehaviorSignals)
+	}
+	if m.removedlearnings != nil {
+		edges = append(edges, user.EdgeLearnings)
 	}
 	return edges
 }
@@ -79426,13 +82351,25 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeBehaviorSignals:
+		ids := make([]ent.Value, 0, len(m.removedbehavior_signals))
+		for id := range m.removedbehavior_signals {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeLearnings:
+		ids := make([]ent.Value, 0, len(m.removedlearnings))
+		for id := range m.removedlearnings {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 37)
+	edges := make([]string, 0, 39)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -79544,6 +82481,12 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.clearedcalendar_events {
 		edges = append(edges, user.EdgeCalendarEvents)
 	}
+	if m.clearedbehavior_signals {
+		edges = append(edges, user.EdgeBehaviorSignals)
+	}
+	if m.clearedlearnings {
+		edges = append(edges, user.EdgeLearnings)
+	}
 	return edges
 }
 
@@ -79625,6 +82568,10 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedprovider_capabilities
 	case user.EdgeCalendarEvents:
 		return m.clearedcalendar_events
+	case user.EdgeBehaviorSignals:
+		return m.clearedbehavior_signals
+	case user.EdgeLearnings:
+		return m.clearedlearnings
 	}
 	return false
 }
@@ -79763,6 +82710,12 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeCalendarEvents:
 		m.ResetCalendarEvents()
+		return nil
+	case user.EdgeBehaviorSignals:
+		m.ResetBehaviorSignals()
+		return nil
+	case user.EdgeLearnings:
+		m.ResetLearnings()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)
@@ -83212,4 +86165,390 @@ func (m *WorkPatternMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown WorkPattern edge %s", name)
+}
+
+// WorkflowReviewMutation represents an operation that mutates the WorkflowReview nodes in the graph.
+type WorkflowReviewMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	reviewed_at   *time.Time
+	reviewed_by   *string
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*WorkflowReview, error)
+	predicates    []predicate.WorkflowReview
+}
+
+var _ ent.Mutation = (*WorkflowReviewMutation)(nil)
+
+// workflowreviewOption allows management of the mutation configuration using functional options.
+type workflowreviewOption func(*WorkflowReviewMutation)
+
+// newWorkflowReviewMutation creates new mutation for the WorkflowReview entity.
+func newWorkflowReviewMutation(c config, op Op, opts ...workflowreviewOption) *WorkflowReviewMutation {
+	m := &WorkflowReviewMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeWorkflowReview,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withWorkflowReviewID sets the ID field of the mutation.
+func withWorkflowReviewID(id string) workflowreviewOption {
+	return func(m *WorkflowReviewMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *WorkflowReview
+		)
+		m.oldValue = func(ctx context.Context) (*WorkflowReview, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().WorkflowReview.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withWorkflowReview sets the old WorkflowReview of the mutation.
+func withWorkflowReview(node *WorkflowReview) workflowreviewOption {
+	return func(m *WorkflowReviewMutation) {
+		m.oldValue = func(context.Context) (*WorkflowReview, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m WorkflowReviewMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m WorkflowReviewMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of WorkflowReview entities.
+func (m *WorkflowReviewMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *WorkflowReviewMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *WorkflowReviewMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().WorkflowReview.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetReviewedAt sets the "reviewed_at" field.
+func (m *WorkflowReviewMutation) SetReviewedAt(t time.Time) {
+	m.reviewed_at = &t
+}
+
+// ReviewedAt returns the value of the "reviewed_at" field in the mutation.
+func (m *WorkflowReviewMutation) ReviewedAt() (r time.Time, exists bool) {
+	v := m.reviewed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewedAt returns the old "reviewed_at" field's value of the WorkflowReview entity.
+// If the WorkflowReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkflowReviewMutation) OldReviewedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewedAt: %w", err)
+	}
+	return oldValue.ReviewedAt, nil
+}
+
+// ResetReviewedAt resets all changes to the "reviewed_at" field.
+func (m *WorkflowReviewMutation) ResetReviewedAt() {
+	m.reviewed_at = nil
+}
+
+// SetReviewedBy sets the "reviewed_by" field.
+func (m *WorkflowReviewMutation) SetReviewedBy(s string) {
+	m.reviewed_by = &s
+}
+
+// ReviewedBy returns the value of the "reviewed_by" field in the mutation.
+func (m *WorkflowReviewMutation) ReviewedBy() (r string, exists bool) {
+	v := m.reviewed_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewedBy returns the old "reviewed_by" field's value of the WorkflowReview entity.
+// If the WorkflowReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkflowReviewMutation) OldReviewedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewedBy: %w", err)
+	}
+	return oldValue.ReviewedBy, nil
+}
+
+// ResetReviewedBy resets all changes to the "reviewed_by" field.
+func (m *WorkflowReviewMutation) ResetReviewedBy() {
+	m.reviewed_by = nil
+}
+
+// Where appends a list predicates to the WorkflowReviewMutation builder.
+func (m *WorkflowReviewMutation) Where(ps ...predicate.WorkflowReview) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the WorkflowReviewMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *WorkflowReviewMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.WorkflowReview, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *WorkflowReviewMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *WorkflowReviewMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (WorkflowReview).
+func (m *WorkflowReviewMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *WorkflowReviewMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.reviewed_at != nil {
+		fields = append(fields, workflowreview.FieldReviewedAt)
+	}
+	if m.reviewed_by != nil {
+		fields = append(fields, workflowreview.FieldReviewedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *WorkflowReviewMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case workflowreview.FieldReviewedAt:
+		return m.ReviewedAt()
+	case workflowreview.FieldReviewedBy:
+		return m.ReviewedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *WorkflowReviewMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case workflowreview.FieldReviewedAt:
+		return m.OldReviewedAt(ctx)
+	case workflowreview.FieldReviewedBy:
+		return m.OldReviewedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown WorkflowReview field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WorkflowReviewMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case workflowreview.FieldReviewedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewedAt(v)
+		return nil
+	case workflowreview.FieldReviewedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WorkflowReview field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *WorkflowReviewMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *WorkflowReviewMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WorkflowReviewMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown WorkflowReview numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *WorkflowReviewMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *WorkflowReviewMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *WorkflowReviewMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown WorkflowReview nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *WorkflowReviewMutation) ResetField(name string) error {
+	switch name {
+	case workflowreview.FieldReviewedAt:
+		m.ResetReviewedAt()
+		return nil
+	case workflowreview.FieldReviewedBy:
+		m.ResetReviewedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown WorkflowReview field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *WorkflowReviewMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *WorkflowReviewMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *WorkflowReviewMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *WorkflowReviewMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *WorkflowReviewMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *WorkflowReviewMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *WorkflowReviewMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown WorkflowReview unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *WorkflowReviewMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown WorkflowReview edge %s", name)
 }

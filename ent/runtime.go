@@ -8,6 +8,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/behaviorsignal"
+	"github.com/switchboard-hq/switchboard/ent/boardinsight"
 	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -34,6 +36,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/jobapplication"
+	"github.com/switchboard-hq/switchboard/ent/learning"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -65,6 +68,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workflowreview"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 	"github.com/switchboard-hq/switchboard/internal/money"
 )
@@ -235,6 +239,86 @@ func init() {
 	// assistantmessage.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	assistantmessage.IDValidator = func() func(string) error {
 		validators := assistantmessageDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	behaviorsignalMixin := schema.BehaviorSignal{}.Mixin()
+	behaviorsignalMixinFields0 := behaviorsignalMixin[0].Fields()
+	_ = behaviorsignalMixinFields0
+	behaviorsignalFields := schema.BehaviorSignal{}.Fields()
+	_ = behaviorsignalFields
+	// behaviorsignalDescAction is the schema descriptor for action field.
+	behaviorsignalDescAction := behaviorsignalFields[1].Descriptor()
+	// behaviorsignal.ActionValidator is a validator for the "action" field. It is called by the builders before save.
+	behaviorsignal.ActionValidator = behaviorsignalDescAction.Validators[0].(func(string) error)
+	// behaviorsignalDescContext is the schema descriptor for context field.
+	behaviorsignalDescContext := behaviorsignalFields[2].Descriptor()
+	// behaviorsignal.DefaultContext holds the default value on creation for the context field.
+	behaviorsignal.DefaultContext = behaviorsignalDescContext.Default.(string)
+	// behaviorsignalDescID is the schema descriptor for id field.
+	behaviorsignalDescID := behaviorsignalMixinFields0[0].Descriptor()
+	// behaviorsignal.DefaultID holds the default value on creation for the id field.
+	behaviorsignal.DefaultID = behaviorsignalDescID.Default.(func() string)
+	// behaviorsignal.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	behaviorsignal.IDValidator = func() func(string) error {
+		validators := behaviorsignalDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	boardinsightMixin := schema.BoardInsight{}.Mixin()
+	boardinsightMixinFields0 := boardinsightMixin[0].Fields()
+	_ = boardinsightMixinFields0
+	boardinsightFields := schema.BoardInsight{}.Fields()
+	_ = boardinsightFields
+	// boardinsightDescConfidence is the schema descriptor for confidence field.
+	boardinsightDescConfidence := boardinsightFields[3].Descriptor()
+	// boardinsight.ConfidenceValidator is a validator for the "confidence" field. It is called by the builders before save.
+	boardinsight.ConfidenceValidator = func() func(float64) error {
+		validators := boardinsightDescConfidence.Validators
+		fns := [...]func(float64) error{
+			validators[0].(func(float64) error),
+			validators[1].(func(float64) error),
+		}
+		return func(confidence float64) error {
+			for _, fn := range fns {
+				if err := fn(confidence); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// boardinsightDescTargetID is the schema descriptor for target_id field.
+	boardinsightDescTargetID := boardinsightFields[6].Descriptor()
+	// boardinsight.DefaultTargetID holds the default value on creation for the target_id field.
+	boardinsight.DefaultTargetID = boardinsightDescTargetID.Default.(string)
+	// boardinsightDescID is the schema descriptor for id field.
+	boardinsightDescID := boardinsightMixinFields0[0].Descriptor()
+	// boardinsight.DefaultID holds the default value on creation for the id field.
+	boardinsight.DefaultID = boardinsightDescID.Default.(func() string)
+	// boardinsight.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	boardinsight.IDValidator = func() func(string) error {
+		validators := boardinsightDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -1290,6 +1374,47 @@ func init() {
 			return nil
 		}
 	}()
+	learningMixin := schema.Learning{}.Mixin()
+	learningMixinFields0 := learningMixin[0].Fields()
+	_ = learningMixinFields0
+	learningFields := schema.Learning{}.Fields()
+	_ = learningFields
+	// learningDescConfidence is the schema descriptor for confidence field.
+	learningDescConfidence := learningFields[4].Descriptor()
+	// learning.DefaultConfidence holds the default value on creation for the confidence field.
+	learning.DefaultConfidence = learningDescConfidence.Default.(float64)
+	// learningDescSource is the schema descriptor for source field.
+	learningDescSource := learningFields[5].Descriptor()
+	// learning.DefaultSource holds the default value on creation for the source field.
+	learning.DefaultSource = learningDescSource.Default.(string)
+	// learningDescEvidence is the schema descriptor for evidence field.
+	learningDescEvidence := learningFields[6].Descriptor()
+	// learning.DefaultEvidence holds the default value on creation for the evidence field.
+	learning.DefaultEvidence = learningDescEvidence.Default.(int)
+	// learningDescDismissed is the schema descriptor for dismissed field.
+	learningDescDismissed := learningFields[7].Descriptor()
+	// learning.DefaultDismissed holds the default value on creation for the dismissed field.
+	learning.DefaultDismissed = learningDescDismissed.Default.(bool)
+	// learningDescID is the schema descriptor for id field.
+	learningDescID := learningMixinFields0[0].Descriptor()
+	// learning.DefaultID holds the default value on creation for the id field.
+	learning.DefaultID = learningDescID.Default.(func() string)
+	// learning.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	learning.IDValidator = func() func(string) error {
+		validators := learningDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	ledgerentryMixin := schema.LedgerEntry{}.Mixin()
 	ledgerentryMixinFields0 := ledgerentryMixin[0].Fields()
 	_ = ledgerentryMixinFields0
@@ -1841,6 +1966,10 @@ func init() {
 	settingDescBio := settingFields[8].Descriptor()
 	// setting.DefaultBio holds the default value on creation for the bio field.
 	setting.DefaultBio = settingDescBio.Default.(string)
+	// settingDescTimezone is the schema descriptor for timezone field.
+	settingDescTimezone := settingFields[9].Descriptor()
+	// setting.DefaultTimezone holds the default value on creation for the timezone field.
+	setting.DefaultTimezone = settingDescTimezone.Default.(string)
 	// settingDescID is the schema descriptor for id field.
 	settingDescID := settingMixinFields0[0].Descriptor()
 	// setting.DefaultID holds the default value on creation for the id field.
@@ -2349,6 +2478,26 @@ func init() {
 	// workpattern.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	workpattern.IDValidator = func() func(string) error {
 		validators := workpatternDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	workflowreviewFields := schema.WorkflowReview{}.Fields()
+	_ = workflowreviewFields
+	// workflowreviewDescID is the schema descriptor for id field.
+	workflowreviewDescID := workflowreviewFields[0].Descriptor()
+	// workflowreview.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	workflowreview.IDValidator = func() func(string) error {
+		validators := workflowreviewDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

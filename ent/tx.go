@@ -24,6 +24,10 @@ type Tx struct {
 	AgentQualitySignal *AgentQualitySignalClient
 	// AssistantMessage is the client for interacting with the AssistantMessage builders.
 	AssistantMessage *AssistantMessageClient
+	// BehaviorSignal is the client for interacting with the BehaviorSignal builders.
+	BehaviorSignal *BehaviorSignalClient
+	// BoardInsight is the client for interacting with the BoardInsight builders.
+	BoardInsight *BoardInsightClient
 	// CalendarEvent is the client for interacting with the CalendarEvent builders.
 	CalendarEvent *CalendarEventClient
 	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
@@ -76,6 +80,8 @@ type Tx struct {
 	Job *JobClient
 	// JobApplication is the client for interacting with the JobApplication builders.
 	JobApplication *JobApplicationClient
+	// Learning is the client for interacting with the Learning builders.
+	Learning *LearningClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
@@ -140,6 +146,8 @@ type Tx struct {
 	WebhookDelivery *WebhookDeliveryClient
 	// WorkPattern is the client for interacting with the WorkPattern builders.
 	WorkPattern *WorkPatternClient
+	// WorkflowReview is the client for interacting with the WorkflowReview builders.
+	WorkflowReview *WorkflowReviewClient
 
 	// lazily loaded.
 	client     *Client
@@ -276,6 +284,8 @@ func (tx *Tx) init() {
 	tx.ActivityEntry = NewActivityEntryClient(tx.config)
 	tx.AgentQualitySignal = NewAgentQualitySignalClient(tx.config)
 	tx.AssistantMessage = NewAssistantMessageClient(tx.config)
+	tx.BehaviorSignal = NewBehaviorSignalClient(tx.config)
+	tx.BoardInsight = NewBoardInsightClient(tx.config)
 	tx.CalendarEvent = NewCalendarEventClient(tx.config)
 	tx.CapabilityInstall = NewCapabilityInstallClient(tx.config)
 	tx.CapabilityPack = NewCapabilityPackClient(tx.config)
@@ -302,6 +312,7 @@ func (tx *Tx) init() {
 	tx.InboundWebhook = NewInboundWebhookClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
 	tx.JobApplication = NewJobApplicationClient(tx.config)
+	tx.Learning = NewLearningClient(tx.config)
 	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
 	tx.NetworkConnection = NewNetworkConnectionClient(tx.config)
@@ -334,6 +345,7 @@ func (tx *Tx) init() {
 	tx.UserReputation = NewUserReputationClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 	tx.WorkPattern = NewWorkPatternClient(tx.config)
+	tx.WorkflowReview = NewWorkflowReviewClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

@@ -119,9 +119,13 @@ type UserEdges struct {
 	ProviderCapabilities []*ProviderCapability `json:"provider_capabilities,omitempty"`
 	// CalendarEvents holds the value of the calendar_events edge.
 	CalendarEvents []*CalendarEvent `json:"calendar_events,omitempty"`
+	// BehaviorSignals holds the value of the behavior_signals edge.
+	BehaviorSignals []*BehaviorSignal `json:"behavior_signals,omitempty"`
+	// Learnings holds the value of the learnings edge.
+	Learnings []*Learning `json:"learnings,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [37]bool
+	loadedTypes [39]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -465,6 +469,24 @@ func (e UserEdges) CalendarEventsOrErr() ([]*CalendarEvent, error) {
 	return nil, &NotLoadedError{edge: "calendar_events"}
 }
 
+// BehaviorSignalsOrErr returns the BehaviorSignals value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) BehaviorSignalsOrErr() ([]*BehaviorSignal, error) {
+	if e.loadedTypes[37] {
+		return e.BehaviorSignals, nil
+	}
+	return nil, &NotLoadedError{edge: "behavior_signals"}
+}
+
+// LearningsOrErr returns the Learnings value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) LearningsOrErr() ([]*Learning, error) {
+	if e.loadedTypes[38] {
+		return e.Learnings, nil
+	}
+	return nil, &NotLoadedError{edge: "learnings"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*User) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -740,6 +762,16 @@ func (_m *User) QueryProviderCapabilities() *ProviderCapabilityQuery {
 // QueryCalendarEvents queries the "calendar_events" edge of the User entity.
 func (_m *User) QueryCalendarEvents() *CalendarEventQuery {
 	return NewUserClient(_m.config).QueryCalendarEvents(_m)
+}
+
+// QueryBehaviorSignals queries the "behavior_signals" edge of the User entity.
+func (_m *User) QueryBehaviorSignals() *BehaviorSignalQuery {
+	return NewUserClient(_m.config).QueryBehaviorSignals(_m)
+}
+
+// QueryLearnings queries the "learnings" edge of the User entity.
+func (_m *User) QueryLearnings() *LearningQuery {
+	return NewUserClient(_m.config).QueryLearnings(_m)
 }
 
 // Update returns a builder for updating this User.

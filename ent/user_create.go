@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/behaviorsignal"
 	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -31,6 +32,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
+	"github.com/switchboard-hq/switchboard/ent/learning"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
@@ -707,6 +709,36 @@ func (_c *UserCreate) AddCalendarEvents(v ...*CalendarEvent) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddCalendarEventIDs(ids...)
+}
+
+// AddBehaviorSignalIDs adds the "behavior_signals" edge to the BehaviorSignal entity by IDs.
+func (_c *UserCreate) AddBehaviorSignalIDs(ids ...string) *UserCreate {
+	_c.mutation.AddBehaviorSignalIDs(ids...)
+	return _c
+}
+
+// AddBehaviorSignals adds the "behavior_signals" edges to the BehaviorSignal entity.
+func (_c *UserCreate) AddBehaviorSignals(v ...*BehaviorSignal) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddBehaviorSignalIDs(ids...)
+}
+
+// AddLearningIDs adds the "learnings" edge to the Learning entity by IDs.
+func (_c *UserCreate) AddLearningIDs(ids ...string) *UserCreate {
+	_c.mutation.AddLearningIDs(ids...)
+	return _c
+}
+
+// AddLearnings adds the "learnings" edges to the Learning entity.
+func (_c *UserCreate) AddLearnings(v ...*Learning) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddLearningIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -1455,6 +1487,38 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(calendarevent.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.BehaviorSignalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BehaviorSignalsTable,
+			Columns: []string{user.BehaviorSignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(behaviorsignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.LearningsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.LearningsTable,
+			Columns: []string{user.LearningsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(learning.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/behaviorsignal"
 	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -32,6 +33,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
+	"github.com/switchboard-hq/switchboard/ent/learning"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
@@ -98,6 +100,8 @@ type UserQuery struct {
 	withJobs                 *JobQuery
 	withProviderCapabilities *ProviderCapabilityQuery
 	withCalendarEvents       *CalendarEventQuery
+	withBehaviorSignals      *BehaviorSignalQuery
+	withLearnings            *LearningQuery
 	modifiers                []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -949,6 +953,50 @@ func (_q *UserQuery) QueryCalendarEvents() *CalendarEventQuery {
 	return query
 }
 
+// QueryBehaviorSignals chains the current query on the "behavior_signals" edge.
+func (_q *UserQuery) QueryBehaviorSignals() *BehaviorSignalQuery {
+	query := (&BehaviorSignalClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(behaviorsignal.Table, behaviorsignal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.BehaviorSignalsTable, user.BehaviorSignalsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryLearnings chains the current query on the "learnings" edge.
+func (_q *UserQuery) QueryLearnings() *LearningQuery {
+	query := (&LearningClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(learning.Table, learning.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.LearningsTable, user.LearningsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -1178,6 +1226,8 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withJobs:                 _q.withJobs.Clone(),
 		withProviderCapabilities: _q.withProviderCapabilities.Clone(),
 		withCalendarEvents:       _q.withCalendarEvents.Clone(),
+		withBehaviorSignals:      _q.withBehaviorSignals.Clone(),
+		withLearnings:            _q.withLearnings.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -1591,6 +1641,28 @@ func (_q *UserQuery) WithCalendarEvents(opts ...func(*CalendarEventQuery)) *User
 	return _q
 }
 
+// WithBehaviorSignals tells the query-builder to eager-load the nodes that are connected to
+// the "behavior_signals" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithBehaviorSignals(opts ...func(*BehaviorSignalQuery)) *UserQuery {
+	query := (&BehaviorSignalClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withBehaviorSignals = query
+	return _q
+}
+
+// WithLearnings tells the query-builder to eager-load the nodes that are connected to
+// the "learnings" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithLearnings(opts ...func(*LearningQuery)) *UserQuery {
+	query := (&LearningClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withLearnings = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -1669,7 +1741,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [37]bool{
+		loadedTypes = [39]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1707,6 +1779,8 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withJobs != nil,
 			_q.withProviderCapabilities != nil,
 			_q.withCalendarEvents != nil,
+			_q.withBehaviorSignals != nil,
+			_q.withLearnings != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1990,6 +2064,20 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadCalendarEvents(ctx, query, nodes,
 			func(n *User) { n.Edges.CalendarEvents = []*CalendarEvent{} },
 			func(n *User, e *CalendarEvent) { n.Edges.CalendarEvents = append(n.Edges.CalendarEvents, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withBehaviorSignals; query != nil {
+		if err := _q.loadBehaviorSignals(ctx, query, nodes,
+			func(n *User) { n.Edges.BehaviorSignals = []*BehaviorSignal{} },
+			func(n *User, e *BehaviorSignal) { n.Edges.BehaviorSignals = append(n.Edges.BehaviorSignals, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withLearnings; query != nil {
+		if err := _q.loadLearnings(ctx, query, nodes,
+			func(n *User) { n.Edges.Learnings = []*Learning{} },
+			func(n *User, e *Learning) { n.Edges.Learnings = append(n.Edges.Learnings, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -3079,6 +3167,66 @@ func (_q *UserQuery) loadCalendarEvents(ctx context.Context, query *CalendarEven
 	}
 	query.Where(predicate.CalendarEvent(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.CalendarEventsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadBehaviorSignals(ctx context.Context, query *BehaviorSignalQuery, nodes []*User, init func(*User), assign func(*User, *BehaviorSignal)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(behaviorsignal.FieldUserID)
+	}
+	query.Where(predicate.BehaviorSignal(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.BehaviorSignalsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadLearnings(ctx context.Context, query *LearningQuery, nodes []*User, init func(*User), assign func(*User, *Learning)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(learning.FieldUserID)
+	}
+	query.Where(predicate.Learning(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.LearningsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/behaviorsignal"
 	"github.com/switchboard-hq/switchboard/ent/calendarevent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -30,6 +31,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/ent/job"
+	"github.com/switchboard-hq/switchboard/ent/learning"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
@@ -738,6 +740,36 @@ func (_u *UserUpdate) AddCalendarEvents(v ...*CalendarEvent) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.AddCalendarEventIDs(ids...)
+}
+
+// AddBehaviorSignalIDs adds the "behavior_signals" edge to the BehaviorSignal entity by IDs.
+func (_u *UserUpdate) AddBehaviorSignalIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddBehaviorSignalIDs(ids...)
+	return _u
+}
+
+// AddBehaviorSignals adds the "behavior_signals" edges to the BehaviorSignal entity.
+func (_u *UserUpdate) AddBehaviorSignals(v ...*BehaviorSignal) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddBehaviorSignalIDs(ids...)
+}
+
+// AddLearningIDs adds the "learnings" edge to the Learning entity by IDs.
+func (_u *UserUpdate) AddLearningIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddLearningIDs(ids...)
+	return _u
+}
+
+// AddLearnings adds the "learnings" edges to the Learning entity.
+func (_u *UserUpdate) AddLearnings(v ...*Learning) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddLearningIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -1460,6 +1492,48 @@ func (_u *UserUpdate) RemoveCalendarEvents(v ...*CalendarEvent) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCalendarEventIDs(ids...)
+}
+
+// ClearBehaviorSignals clears all "behavior_signals" edges to the BehaviorSignal entity.
+func (_u *UserUpdate) ClearBehaviorSignals() *UserUpdate {
+	_u.mutation.ClearBehaviorSignals()
+	return _u
+}
+
+// RemoveBehaviorSignalIDs removes the "behavior_signals" edge to BehaviorSignal entities by IDs.
+func (_u *UserUpdate) RemoveBehaviorSignalIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveBehaviorSignalIDs(ids...)
+	return _u
+}
+
+// RemoveBehaviorSignals removes "behavior_signals" edges to BehaviorSignal entities.
+func (_u *UserUpdate) RemoveBehaviorSignals(v ...*BehaviorSignal) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveBehaviorSignalIDs(ids...)
+}
+
+// ClearLearnings clears all "learnings" edges to the Learning entity.
+func (_u *UserUpdate) ClearLearnings() *UserUpdate {
+	_u.mutation.ClearLearnings()
+	return _u
+}
+
+// RemoveLearningIDs removes the "learnings" edge to Learning entities by IDs.
+func (_u *UserUpdate) RemoveLearningIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveLearningIDs(ids...)
+	return _u
+}
+
+// RemoveLearnings removes "learnings" edges to Learning entities.
+func (_u *UserUpdate) RemoveLearnings(v ...*Learning) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveLearningIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -3151,6 +3225,96 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.BehaviorSignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BehaviorSignalsTable,
+			Columns: []string{user.BehaviorSignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(behaviorsignal.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedBehaviorSignalsIDs(); len(nodes) > 0 && !_u.mutation.BehaviorSignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BehaviorSignalsTable,
+			Columns: []string{user.BehaviorSignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(behaviorsignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.BehaviorSignalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BehaviorSignalsTable,
+			Columns: []string{user.BehaviorSignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(behaviorsignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.LearningsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.LearningsTable,
+			Columns: []string{user.LearningsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(learning.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedLearningsIDs(); len(nodes) > 0 && !_u.mutation.LearningsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.LearningsTable,
+			Columns: []string{user.LearningsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(learning.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LearningsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.LearningsTable,
+			Columns: []string{user.LearningsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(learning.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -3844,6 +4008,36 @@ func (_u *UserUpdateOne) AddCalendarEvents(v ...*CalendarEvent) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.AddCalendarEventIDs(ids...)
+}
+
+// AddBehaviorSignalIDs adds the "behavior_signals" edge to the BehaviorSignal entity by IDs.
+func (_u *UserUpdateOne) AddBehaviorSignalIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddBehaviorSignalIDs(ids...)
+	return _u
+}
+
+// AddBehaviorSignals adds the "behavior_signals" edges to the BehaviorSignal entity.
+func (_u *UserUpdateOne) AddBehaviorSignals(v ...*BehaviorSignal) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddBehaviorSignalIDs(ids...)
+}
+
+// AddLearningIDs adds the "learnings" edge to the Learning entity by IDs.
+func (_u *UserUpdateOne) AddLearningIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddLearningIDs(ids...)
+	return _u
+}
+
+// AddLearnings adds the "learnings" edges to the Learning entity.
+func (_u *UserUpdateOne) AddLearnings(v ...*Learning) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddLearningIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -4566,6 +4760,48 @@ func (_u *UserUpdateOne) RemoveCalendarEvents(v ...*CalendarEvent) *UserUpdateOn
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCalendarEventIDs(ids...)
+}
+
+// ClearBehaviorSignals clears all "behavior_signals" edges to the BehaviorSignal entity.
+func (_u *UserUpdateOne) ClearBehaviorSignals() *UserUpdateOne {
+	_u.mutation.ClearBehaviorSignals()
+	return _u
+}
+
+// RemoveBehaviorSignalIDs removes the "behavior_signals" edge to BehaviorSignal entities by IDs.
+func (_u *UserUpdateOne) RemoveBehaviorSignalIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveBehaviorSignalIDs(ids...)
+	return _u
+}
+
+// RemoveBehaviorSignals removes "behavior_signals" edges to BehaviorSignal entities.
+func (_u *UserUpdateOne) RemoveBehaviorSignals(v ...*BehaviorSignal) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveBehaviorSignalIDs(ids...)
+}
+
+// ClearLearnings clears all "learnings" edges to the Learning entity.
+func (_u *UserUpdateOne) ClearLearnings() *UserUpdateOne {
+	_u.mutation.ClearLearnings()
+	return _u
+}
+
+// RemoveLearningIDs removes the "learnings" edge to Learning entities by IDs.
+func (_u *UserUpdateOne) RemoveLearningIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveLearningIDs(ids...)
+	return _u
+}
+
+// RemoveLearnings removes "learnings" edges to Learning entities.
+func (_u *UserUpdateOne) RemoveLearnings(v ...*Learning) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveLearningIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -6280,6 +6516,96 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(calendarevent.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.BehaviorSignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BehaviorSignalsTable,
+			Columns: []string{user.BehaviorSignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(behaviorsignal.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedBehaviorSignalsIDs(); len(nodes) > 0 && !_u.mutation.BehaviorSignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BehaviorSignalsTable,
+			Columns: []string{user.BehaviorSignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(behaviorsignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.BehaviorSignalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BehaviorSignalsTable,
+			Columns: []string{user.BehaviorSignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(behaviorsignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.LearningsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.LearningsTable,
+			Columns: []string{user.LearningsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(learning.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedLearningsIDs(); len(nodes) > 0 && !_u.mutation.LearningsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.LearningsTable,
+			Columns: []string{user.LearningsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(learning.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LearningsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.LearningsTable,
+			Columns: []string{user.LearningsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(learning.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -601,6 +601,7 @@ var notStatuses = map[[2]string]string{
 	{"store/dispatch/parse.go", "running"}:     "a store agent's own word for a task it took",
 	{"store/dispatch/parse.go", "failed"}:      "a store agent's (A2A) word for a task it gave up",
 	{"views/settings.ts", "active"}:            "the CSS class of a live API key's chip",
+	{"views/inbound.ts", "active"}:             "the CSS class of an enabled inbound webhook's chip",
 	{"views/assistant.ts", "failed"}:           "the words shown for a tag that failed without a message",
 }
 

@@ -69,6 +69,30 @@ func (f AssistantMessageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.V
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AssistantMessageMutation", m)
 }
 
+// The BehaviorSignalFunc type is an adapter to allow the use of ordinary
+// function as BehaviorSignal mutator.
+type BehaviorSignalFunc func(context.Context, *ent.BehaviorSignalMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BehaviorSignalFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BehaviorSignalMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BehaviorSignalMutation", m)
+}
+
+// The BoardInsightFunc type is an adapter to allow the use of ordinary
+// function as BoardInsight mutator.
+type BoardInsightFunc func(context.Context, *ent.BoardInsightMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BoardInsightFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BoardInsightMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BoardInsightMutation", m)
+}
+
 // The CalendarEventFunc type is an adapter to allow the use of ordinary
 // function as CalendarEvent mutator.
 type CalendarEventFunc func(context.Context, *ent.CalendarEventMutation) (ent.Value, error)
@@ -379,6 +403,18 @@ func (f JobApplicationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.JobApplicationMutation", m)
+}
+
+// The LearningFunc type is an adapter to allow the use of ordinary
+// function as Learning mutator.
+type LearningFunc func(context.Context, *ent.LearningMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LearningFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LearningMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LearningMutation", m)
 }
 
 // The LedgerEntryFunc type is an adapter to allow the use of ordinary
@@ -763,6 +799,18 @@ func (f WorkPatternFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.WorkPatternMutation", m)
+}
+
+// The WorkflowReviewFunc type is an adapter to allow the use of ordinary
+// function as WorkflowReview mutator.
+type WorkflowReviewFunc func(context.Context, *ent.WorkflowReviewMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f WorkflowReviewFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.WorkflowReviewMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.WorkflowReviewMutation", m)
 }
 
 // Condition is a hook condition function.

@@ -198,6 +198,75 @@ var (
 			},
 		},
 	}
+	// BehaviorSignalsColumns holds the columns for the "behavior_signals" table.
+	BehaviorSignalsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "action", Type: field.TypeString},
+		{Name: "context", Type: field.TypeString, Size: 2147483647, Default: "{}"},
+		{Name: "hour", Type: field.TypeInt},
+		{Name: "day_of_week", Type: field.TypeInt},
+		{Name: "duration", Type: field.TypeInt64, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// BehaviorSignalsTable holds the schema information for the "behavior_signals" table.
+	BehaviorSignalsTable = &schema.Table{
+		Name:       "behavior_signals",
+		Columns:    BehaviorSignalsColumns,
+		PrimaryKey: []*schema.Column{BehaviorSignalsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "behavior_signals_users_behavior_signals",
+				Columns:    []*schema.Column{BehaviorSignalsColumns[8]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "behaviorsignal_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{BehaviorSignalsColumns[8], BehaviorSignalsColumns[1]},
+			},
+			{
+				Name:    "behaviorsignal_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{BehaviorSignalsColumns[1]},
+			},
+		},
+	}
+	// BoardInsightsColumns holds the columns for the "board_insights" table.
+	BoardInsightsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"merge_suggestion", "stale_card", "auto_escalate", "duplicate_tasks", "archive_candidate"}},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "dismissed", "applied"}, Default: "active"},
+		{Name: "confidence", Type: field.TypeFloat64},
+		{Name: "reason", Type: field.TypeString, Size: 2147483647},
+		{Name: "source_id", Type: field.TypeString},
+		{Name: "target_id", Type: field.TypeString, Default: ""},
+	}
+	// BoardInsightsTable holds the schema information for the "board_insights" table.
+	BoardInsightsTable = &schema.Table{
+		Name:       "board_insights",
+		Columns:    BoardInsightsColumns,
+		PrimaryKey: []*schema.Column{BoardInsightsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "boardinsight_user_id_type_source_id_target_id",
+				Unique:  true,
+				Columns: []*schema.Column{BoardInsightsColumns[3], BoardInsightsColumns[4], BoardInsightsColumns[8], BoardInsightsColumns[9]},
+			},
+			{
+				Name:    "boardinsight_user_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{BoardInsightsColumns[3], BoardInsightsColumns[5]},
+			},
+		},
+	}
 	// CalendarEventsColumns holds the columns for the "calendar_events" table.
 	CalendarEventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1443,6 +1512,47 @@ var (
 			},
 		},
 	}
+	// LearningsColumns holds the columns for the "learnings" table.
+	LearningsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "category", Type: field.TypeEnum, Enums: []string{"behavior", "schedule", "capability", "workflow"}},
+		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "key", Type: field.TypeString, Nullable: true},
+		{Name: "confidence", Type: field.TypeFloat64, Default: 1},
+		{Name: "source", Type: field.TypeString, Default: "manual"},
+		{Name: "evidence", Type: field.TypeInt, Default: 0},
+		{Name: "dismissed", Type: field.TypeBool, Default: false},
+		{Name: "seen_at", Type: field.TypeTime, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// LearningsTable holds the schema information for the "learnings" table.
+	LearningsTable = &schema.Table{
+		Name:       "learnings",
+		Columns:    LearningsColumns,
+		PrimaryKey: []*schema.Column{LearningsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "learnings_users_learnings",
+				Columns:    []*schema.Column{LearningsColumns[11]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "learning_user_id_key",
+				Unique:  true,
+				Columns: []*schema.Column{LearningsColumns[11], LearningsColumns[5]},
+			},
+			{
+				Name:    "learning_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{LearningsColumns[11], LearningsColumns[1]},
+			},
+		},
+	}
 	// LedgerEntriesColumns holds the columns for the "ledger_entries" table.
 	LedgerEntriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1617,7 +1727,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "connection_id", Type: field.TypeString, Nullable: true},
-		{Name: "type", Type: field.TypeEnum, Enums: []string{"task_assigned", "mention", "relay_received", "approval_needed", "deadline_approaching", "agent_update", "team_invite", "project_update", "capability_alert", "system_notice", "payment_received", "goal_progress", "project_invite", "profile_updated", "team_added"}},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"task_assigned", "mention", "relay_received", "approval_needed", "deadline_approaching", "agent_update", "team_invite", "project_update", "capability_alert", "system_notice", "payment_received", "goal_progress", "project_invite", "profile_updated", "team_added", "learning_generated"}},
 		{Name: "title", Type: field.TypeString, Size: 2147483647},
 		{Name: "body", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "metadata", Type: field.TypeString, Size: 2147483647, Default: "{}"},
@@ -2090,6 +2200,7 @@ var (
 		{Name: "service_keys", Type: field.TypeJSON},
 		{Name: "profile_visibility", Type: field.TypeEnum, Enums: []string{"public", "private", "network"}, Default: "public"},
 		{Name: "bio", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "timezone", Type: field.TypeString, Default: "UTC"},
 		{Name: "user_id", Type: field.TypeString, Unique: true, Size: 40},
 	}
 	// SettingsTable holds the schema information for the "settings" table.
@@ -2100,7 +2211,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "settings_users_settings",
-				Columns:    []*schema.Column{SettingsColumns[11]},
+				Columns:    []*schema.Column{SettingsColumns[12]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -2647,6 +2758,18 @@ var (
 			},
 		},
 	}
+	// WorkflowReviewsColumns holds the columns for the "workflow_reviews" table.
+	WorkflowReviewsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "reviewed_at", Type: field.TypeTime},
+		{Name: "reviewed_by", Type: field.TypeString},
+	}
+	// WorkflowReviewsTable holds the schema information for the "workflow_reviews" table.
+	WorkflowReviewsTable = &schema.Table{
+		Name:       "workflow_reviews",
+		Columns:    WorkflowReviewsColumns,
+		PrimaryKey: []*schema.Column{WorkflowReviewsColumns[0]},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		A2aTasksTable,
@@ -2654,6 +2777,8 @@ var (
 		ActivityEntriesTable,
 		AgentQualitySignalsTable,
 		AssistantMessagesTable,
+		BehaviorSignalsTable,
+		BoardInsightsTable,
 		CalendarEventsTable,
 		CapabilityInstallsTable,
 		CapabilityPacksTable,
@@ -2680,6 +2805,7 @@ var (
 		InboundWebhooksTable,
 		JobsTable,
 		JobApplicationsTable,
+		LearningsTable,
 		LedgerEntriesTable,
 		MemoryEntriesTable,
 		NetworkConnectionsTable,
@@ -2712,6 +2838,7 @@ var (
 		UserReputationsTable,
 		WebhookDeliveriesTable,
 		WorkPatternsTable,
+		WorkflowReviewsTable,
 	}
 )
 
@@ -2722,6 +2849,7 @@ func init() {
 	AgentQualitySignalsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	AgentQualitySignalsTable.ForeignKeys[1].RefTable = UsersTable
 	AssistantMessagesTable.ForeignKeys[0].RefTable = UsersTable
+	BehaviorSignalsTable.ForeignKeys[0].RefTable = UsersTable
 	CalendarEventsTable.ForeignKeys[0].RefTable = UsersTable
 	CapabilityInstallsTable.ForeignKeys[0].RefTable = CapabilityPacksTable
 	CapabilityInstallsTable.ForeignKeys[1].RefTable = UsersTable
@@ -2747,6 +2875,7 @@ func init() {
 	InboundWebhooksTable.ForeignKeys[0].RefTable = UsersTable
 	JobsTable.ForeignKeys[0].RefTable = UsersTable
 	JobApplicationsTable.ForeignKeys[0].RefTable = JobsTable
+	LearningsTable.ForeignKeys[0].RefTable = UsersTable
 	MemoryEntriesTable.ForeignKeys[0].RefTable = UsersTable
 	NetworkConnectionsTable.ForeignKeys[0].RefTable = UsersTable
 	NetworkPreferencesTable.ForeignKeys[0].RefTable = UsersTable

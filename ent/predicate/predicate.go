@@ -21,6 +21,12 @@ type AgentQualitySignal func(*sql.Selector)
 // AssistantMessage is the predicate function for assistantmessage builders.
 type AssistantMessage func(*sql.Selector)
 
+// BehaviorSignal is the predicate function for behaviorsignal builders.
+type BehaviorSignal func(*sql.Selector)
+
+// BoardInsight is the predicate function for boardinsight builders.
+type BoardInsight func(*sql.Selector)
+
 // CalendarEvent is the predicate function for calendarevent builders.
 type CalendarEvent func(*sql.Selector)
 
@@ -98,6 +104,9 @@ type Job func(*sql.Selector)
 
 // JobApplication is the predicate function for jobapplication builders.
 type JobApplication func(*sql.Selector)
+
+// Learning is the predicate function for learning builders.
+type Learning func(*sql.Selector)
 
 // LedgerEntry is the predicate function for ledgerentry builders.
 type LedgerEntry func(*sql.Selector)
@@ -194,3 +203,6 @@ type WebhookDelivery func(*sql.Selector)
 
 // WorkPattern is the predicate function for workpattern builders.
 type WorkPattern func(*sql.Selector)
+
+// WorkflowReview is the predicate function for workflowreview builders.
+type WorkflowReview func(*sql.Selector)

@@ -104,6 +104,10 @@ const (
 	EdgeProviderCapabilities = "provider_capabilities"
 	// EdgeCalendarEvents holds the string denoting the calendar_events edge name in mutations.
 	EdgeCalendarEvents = "calendar_events"
+	// EdgeBehaviorSignals holds the string denoting the behavior_signals edge name in mutations.
+	EdgeBehaviorSignals = "behavior_signals"
+	// EdgeLearnings holds the string denoting the learnings edge name in mutations.
+	EdgeLearnings = "learnings"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -365,6 +369,20 @@ const (
 	CalendarEventsInverseTable = "calendar_events"
 	// CalendarEventsColumn is the table column denoting the calendar_events relation/edge.
 	CalendarEventsColumn = "user_id"
+	// BehaviorSignalsTable is the table that holds the behavior_signals relation/edge.
+	BehaviorSignalsTable = "behavior_signals"
+	// BehaviorSignalsInverseTable is the table name for the BehaviorSignal entity.
+	// It exists in this package in order to avoid circular dependency with the "behaviorsignal" package.
+	BehaviorSignalsInverseTable = "behavior_signals"
+	// BehaviorSignalsColumn is the table column denoting the behavior_signals relation/edge.
+	BehaviorSignalsColumn = "user_id"
+	// LearningsTable is the table that holds the learnings relation/edge.
+	LearningsTable = "learnings"
+	// LearningsInverseTable is the table name for the Learning entity.
+	// It exists in this package in order to avoid circular dependency with the "learning" package.
+	LearningsInverseTable = "learnings"
+	// LearningsColumn is the table column denoting the learnings relation/edge.
+	LearningsColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -966,6 +984,34 @@ func ByCalendarEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newCalendarEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByBehaviorSignalsCount orders the results by behavior_signals count.
+func ByBehaviorSignalsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newBehaviorSignalsStep(), opts...)
+	}
+}
+
+// ByBehaviorSignals orders the results by behavior_signals terms.
+func ByBehaviorSignals(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newBehaviorSignalsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByLearningsCount orders the results by learnings count.
+func ByLearningsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newLearningsStep(), opts...)
+	}
+}
+
+// ByLearnings orders the results by learnings terms.
+func ByLearnings(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newLearningsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -1223,5 +1269,19 @@ func newCalendarEventsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CalendarEventsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, CalendarEventsTable, CalendarEventsColumn),
+	)
+}
+func newBehaviorSignalsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(BehaviorSignalsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, BehaviorSignalsTable, BehaviorSignalsColumn),
+	)
+}
+func newLearningsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(LearningsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, LearningsTable, LearningsColumn),
 	)
 }

@@ -1386,6 +1386,52 @@ func HasCalendarEventsWith(preds ...predicate.CalendarEvent) predicate.User {
 	})
 }
 
+// HasBehaviorSignals applies the HasEdge predicate on the "behavior_signals" edge.
+func HasBehaviorSignals() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, BehaviorSignalsTable, BehaviorSignalsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasBehaviorSignalsWith applies the HasEdge predicate on the "behavior_signals" edge with a given conditions (other predicates).
+func HasBehaviorSignalsWith(preds ...predicate.BehaviorSignal) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newBehaviorSignalsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasLearnings applies the HasEdge predicate on the "learnings" edge.
+func HasLearnings() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, LearningsTable, LearningsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasLearningsWith applies the HasEdge predicate on the "learnings" edge with a given conditions (other predicates).
+func HasLearningsWith(preds ...predicate.Learning) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newLearningsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

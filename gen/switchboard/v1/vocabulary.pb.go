@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x9ed\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xc2d\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -433,7 +433,7 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x13relay_filter_reason\x12\x1b\n" +
 	"\ftopic-filter\x12\vMuted topic\x12\x1a\n" +
 	"\vquiet-hours\x12\vQuiet hours\x12&\n" +
-	"\x10ambient-disabled\x12\x12Ambient relays off\xb2\xf5\x18\x88\x04\n" +
+	"\x10ambient-disabled\x12\x12Ambient relays off\xb2\xf5\x18\xac\x04\n" +
 	"\x11notification_type\x12\x1e\n" +
 	"\rtask_assigned\x12\rTask assigned\x12\x12\n" +
 	"\amention\x12\aMention\x12 \n" +
@@ -450,7 +450,8 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x0eproject_invite\x12\x0eProject invite\x12\"\n" +
 	"\x0fprofile_updated\x12\x0fProfile updated\x12\x1d\n" +
 	"\n" +
-	"team_added\x12\x0fAdded to a team\xb2\xf5\x18L\n" +
+	"team_added\x12\x0fAdded to a team\x12\"\n" +
+	"\x12learning_generated\x12\fNew learning\xb2\xf5\x18L\n" +
 	"\x14route_candidate_kind\x12\x18\n" +
 	"\n" +
 	"connection\x12\n" +
