@@ -212,7 +212,9 @@ func (s *Service) CortexScan(ctx context.Context, req *switchboardv1.CortexScanR
 
 // ScanAll is the 6-hour timer's run: every user's scan.
 func (s *Service) ScanAll(ctx context.Context) error {
-	ids, err := s.DB.User.Query().Order(ent.Asc(user.FieldCreatedAt), ent.Asc(user.FieldID)).IDs(ctx)
+	// Only boards with cards: an empty board has nothing to tell, and four
+	// "board scanned" entries a day in its feed would be noise.
+	ids, err := s.DB.User.Query().Where(user.HasCards()).Order(ent.Asc(user.FieldCreatedAt), ent.Asc(user.FieldID)).IDs(ctx)
 	if err != nil {
 		return err
 	}

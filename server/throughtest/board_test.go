@@ -296,6 +296,7 @@ func TestBoardScanTimerOnceAcrossReplicas(t *testing.T) {
 	ann := servers[0].SignUp("ann")
 	bob := servers[1].SignUp("bob")
 	cortexCard(t, ann, map[string]any{"title": "One"})
+	cortexCard(t, bob, map[string]any{"title": "Two"})
 	for i, c := range clocks {
 		c.Advance(6*time.Hour + time.Minute)
 		servers[i].App.BoardScan.Wake()

@@ -180,7 +180,7 @@ func TestRelayVocabularies(t *testing.T) {
 		States:     {"delivered", "accepted", "blocked", "completed", "declined"},
 		NotificationTypes: {"task_assigned", "mention", "relay_received", "approval_needed", "deadline_approaching",
 			"agent_update", "team_invite", "project_update", "capability_alert", "system_notice", "payment_received",
-			"goal_progress", "project_invite", "profile_updated", "team_added"},
+			"goal_progress", "project_invite", "profile_updated", "team_added", "learning_generated"},
 		FilterReasons:  {"topic-filter", "quiet-hours", "ambient-disabled"},
 		Strategies:     {"direct", "auction", "broadcast"},
 		CandidateKinds: {"connection", "store_agent"},
