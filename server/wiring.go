@@ -288,7 +288,7 @@ func (h *house) buildServices(*App) error {
 	s.kanban = &kanban.Service{DB: cfg.DB, Now: cfg.now}
 	s.board = &board.Service{DB: cfg.DB, Now: cfg.now, CronSecret: cfg.CronSecret}
 	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
-	s.inboundHooks = &inbound.Service{DB: cfg.DB, Now: cfg.now, Secrets: s.store.Secrets, PublicURL: cfg.Executions.PublicURL,
+	s.inboundHooks = &inbound.Service{DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM, Logger: cfg.Logger, Secrets: s.store.Secrets, PublicURL: cfg.Executions.PublicURL,
 		BodyLimit: cfg.BodyLimit, Queue: s.queue}
 	s.handoff = &a2a.Handoff{DB: cfg.DB, Now: cfg.now}
 	s.groups = &groups.Core{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Relays: s.relays, Notify: s.network,

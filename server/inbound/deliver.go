@@ -95,6 +95,12 @@ func (s *Service) deliver(ctx context.Context, h *ent.InboundWebhook, hdr rules.
 	if !utf8.ValidString(hdr.ID) || len(hdr.ID) > 200 {
 		return vocab.InboundDeliveryOutcomeInvalid, apperr.Invalid("webhook-id must be at most 200 characters of text")
 	}
+	// The provider is asked before the unit of work, which must not wait on
+	// a call outside the machine.
+	var extracted []string
+	if h.Kind == inboundwebhook.KindTranscript {
+		extracted = s.extractActions(ctx, str(doc, "text"))
+	}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if hdr.ID != "" {
 			// First, so a concurrent delivery of the same id waits on the
@@ -106,7 +112,7 @@ func (s *Service) deliver(ctx context.Context, h *ent.InboundWebhook, hdr rules.
 				return err
 			}
 		}
-		return s.apply(ctx, tx, h, raw, doc)
+		return s.apply(ctx, tx, h, raw, doc, extracted)
 	})
 	switch {
 	case errors.Is(err, errDuplicate) || sqlgraph.IsUniqueConstraintError(err):

@@ -36,7 +36,7 @@ func principal(h *ent.InboundWebhook) *auth.Principal {
 }
 
 // apply is what a verified delivery becomes, in its unit of work.
-func (s *Service) apply(ctx context.Context, tx *db.Tx, h *ent.InboundWebhook, raw []byte, doc map[string]any) error {
+func (s *Service) apply(ctx context.Context, tx *db.Tx, h *ent.InboundWebhook, raw []byte, doc map[string]any, extracted []string) error {
 	ctx = provenance.With(ctx, provenance.Mark{Kind: provenance.Unknown})
 	switch h.Kind {
 	case inboundwebhook.KindGeneric:
@@ -44,7 +44,7 @@ func (s *Service) apply(ctx context.Context, tx *db.Tx, h *ent.InboundWebhook, r
 	case inboundwebhook.KindEmail:
 		return s.email(ctx, tx, h, doc)
 	case inboundwebhook.KindTranscript:
-		return s.transcript(ctx, tx, h, doc)
+		return s.transcript(ctx, tx, h, doc, extracted)
 	case inboundwebhook.KindCalendar:
 		return s.calendar(ctx, tx, h, doc)
 	}
@@ -195,8 +195,9 @@ func fromContact(ctx context.Context, tx *db.Tx, userID, from string) (bool, err
 }
 
 // transcript stores the transcript as a document (recording_created) and
-// turns its action lines into queue items (recording_processed).
-func (s *Service) transcript(ctx context.Context, tx *db.Tx, h *ent.InboundWebhook, doc map[string]any) error {
+// turns its action items into queue items (recording_processed): those the
+// provider extracted when it answered, else its action lines.
+func (s *Service) transcript(ctx context.Context, tx *db.Tx, h *ent.InboundWebhook, doc map[string]any, extracted []string) error {
 	title, text := str(doc, "title"), str(doc, "text")
 	if text == "" {
 		return apperr.Invalid("a transcript delivery needs a text")
@@ -217,7 +218,10 @@ func (s *Service) transcript(ctx context.Context, tx *db.Tx, h *ent.InboundWebho
 	if err != nil {
 		return err
 	}
-	actions := rules.ActionItems(text)
+	actions, by := extracted, "provider"
+	if actions == nil {
+		actions, by = rules.ActionItems(text), "lines"
+	}
 	var items []string
 	for _, a := range actions {
 		it, err := s.Queue.CreateIn(ctx, tx, principal(h), &switchboardv1.CreateQueueItemRequest{Title: cut(a, 500),
@@ -229,7 +233,7 @@ func (s *Service) transcript(ctx context.Context, tx *db.Tx, h *ent.InboundWebho
 	}
 	return activity.Write(ctx, tx, activity.Entry{UserID: h.UserID, Action: "recording_processed", Actor: "webhook:" + h.Name,
 		Summary:  fmt.Sprintf("Found %d action items in %s", len(items), d.Title),
-		Metadata: map[string]any{"documentId": d.ID, "queueItemIds": items}, At: now})
+		Metadata: map[string]any{"documentId": d.ID, "queueItemIds": items, "extractedBy": by}, At: now})
 }
 
 // cut keeps the first n characters of s.

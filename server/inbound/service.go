@@ -9,6 +9,8 @@ package inbound
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard-hq/switchboard/internal/llm"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -52,6 +54,12 @@ type Service struct {
 	// BodyLimit is the largest delivery body taken.
 	BodyLimit int64
 	Queue     *queue.Service
+	// LLM, when configured, extracts a transcript's action items (RULINGS
+	// "The proactive layer"); without one, or when it fails, the action
+	// lines do.
+	LLM *llm.Client
+	// Logger hears a provider that failed (the lines were used instead).
+	Logger *slog.Logger
 }
 
 func (s *Service) now() time.Time { return s.Now().UTC().Truncate(time.Microsecond) }

@@ -71,12 +71,18 @@ func (s *Service) ListBehaviorSignals(ctx context.Context, req *switchboardv1.Li
 	if err != nil {
 		return nil, err
 	}
-	if req.Days != nil {
-		return s.aggregate(ctx, p.UserID, int(req.GetDays()))
-	}
 	pg, err := page.Parse(req.GetLimit(), req.GetOffset())
 	if err != nil {
 		return nil, err
+	}
+	if req.Days != nil {
+		// The aggregate lists no signals; its page says how many it counted,
+		// so both answers carry the contract's pagination.
+		out, err := s.aggregate(ctx, p.UserID, int(req.GetDays()))
+		if err == nil {
+			out.Pagination = pg.Of(int(out.GetTotalSignals()), 0)
+		}
+		return out, err
 	}
 	q := s.DB.BehaviorSignal.Query().Where(behaviorsignal.UserID(p.UserID))
 	total, err := q.Clone().Count(ctx)

@@ -301,9 +301,9 @@ func TestBoardScanTimerOnceAcrossReplicas(t *testing.T) {
 		c.Advance(6*time.Hour + time.Minute)
 		servers[i].App.BoardScan.Wake()
 	}
-	deadline := time.Now().Add(30 * time.Second) //nolint:forbidigo // waiting for a background loop, not business time
+	deadline := time.Now().Add(30 * time.Second)
 	for countActivity(t, servers[0], ann.ID, "cortex_scan") == 0 || countActivity(t, servers[0], bob.ID, "cortex_scan") == 0 {
-		if time.Now().After(deadline) { //nolint:forbidigo // as above
+		if time.Now().After(deadline) {
 			t.Fatal("the 6-hour scan did not run")
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -3,18 +3,22 @@ package throughtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-hq/switchboard/server/inbound/rules"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -316,4 +320,44 @@ func TestInboundCalendar(t *testing.T) {
 		t.Fatalf("event activity %d %d %d, want 1 each", cr, up, del)
 	}
 	wantStatus(t, "no externalId", deliverTo(t, s, c, c.secret, "c4", 0, `{"title":"x"}`), http.StatusBadRequest)
+}
+
+// RULINGS "The proactive layer": a transcript's action items are the
+// provider's extraction when one is configured (asked before the delivery's
+// unit of work, the transcript given as data), and its action lines when
+// there is none or it fails.
+func TestInboundTranscriptByProvider(t *testing.T) {
+	t.Parallel()
+	provider := llmtest.New(t)
+	s := servertest.New(t, servertest.WithLLM(provider.URL))
+	a := s.SignUp("ada")
+	tr := createHook(t, a, "transcript", "calls")
+	provider.Chat(llmtest.Reply{Tokens: []string{`{"actionItems":["Send the budget to Sam","  Book the   venue ","send the budget to sam",""]}`}})
+	wantStatus(t, "extracted", deliverTo(t, s, tr, tr.secret, "p1", 0,
+		`{"title":"Planning call","text":"Sam: I need the budget by Friday. Ada: I will send it, and book the venue.","participants":["ada","sam"]}`), http.StatusAccepted)
+	titles := func() []string {
+		rows, err := s.DB.QueueItem.Query().Where(queueitem.Source("webhook:calls")).Order(ent.Asc(queueitem.FieldCreatedAt), ent.Asc(queueitem.FieldID)).All(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Title)
+		}
+		return out
+	}
+	if got := titles(); !slices.Equal(got, []string{"Send the budget to Sam", "Book the venue"}) {
+		t.Fatalf("items from the provider's extraction: %q", got)
+	}
+	reqs := provider.Requests()
+	if len(reqs) != 1 || !strings.Contains(fmt.Sprint(reqs[0].JSON["messages"]), "<transcript>\nSam: I need the budget") {
+		t.Fatalf("the provider was not given the transcript as data: %v", reqs)
+	}
+	// The provider fails: the action lines make the items.
+	provider.Chat(llmtest.Reply{Status: http.StatusInternalServerError})
+	wantStatus(t, "fallback", deliverTo(t, s, tr, tr.secret, "p2", 0,
+		`{"title":"Bank call","text":"We talked.\nTODO: Call the bank back"}`), http.StatusAccepted)
+	if got := titles(); len(got) != 3 || got[2] != "Call the bank back" {
+		t.Fatalf("items after the provider failed: %q", got)
+	}
 }

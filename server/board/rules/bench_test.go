@@ -28,7 +28,7 @@ func BenchmarkNaiveTitles(b *testing.B) {
 // naive comparison's.
 func TestSyntheticBoardPairsAgree(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	titles, items := Texts(SyntheticBoard(300, 5, now))
+	titles, items := Texts(SyntheticBoard(100, 5, now))
 	for _, c := range []struct {
 		texts []Text
 		pct   int

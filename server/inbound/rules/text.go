@@ -3,6 +3,7 @@ package rules
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // asking are the words that make an email ask for something.
@@ -45,6 +46,29 @@ func ActionItems(text string) []string {
 		}
 		if t := strings.TrimSpace(m[1]); t != "" {
 			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// MaxExtracted bounds the action items a provider's extraction makes.
+const MaxExtracted = 20
+
+// CleanActions is a provider's extracted action items as items may take
+// them: trimmed, single-line, non-empty, without repeats, at most
+// MaxExtracted; a provider that found none answers an empty, non-nil list.
+func CleanActions(in []string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, a := range in {
+		a = strings.Join(strings.Fields(a), " ")
+		if a == "" || seen[strings.ToLower(a)] || !utf8.ValidString(a) {
+			continue
+		}
+		seen[strings.ToLower(a)] = true
+		out = append(out, a)
+		if len(out) == MaxExtracted {
+			break
 		}
 	}
 	return out
