@@ -36,13 +36,7 @@ const poll = 5 * time.Minute
 func Claim(ctx context.Context, c *ent.Client, name string, every time.Duration, now time.Time) (ok bool, next time.Time, err error) {
 	row, err := c.PeriodicRun.Get(ctx, name)
 	if ent.IsNotFound(err) {
-		// Two replicas may write the first row at once: the one that loses
-		// reads the winner's.
-		created := c.PeriodicRun.Create().SetID(name).SetNextAt(now.Add(every)).OnConflict().DoNothing().Exec(ctx)
-		row, err = c.PeriodicRun.Get(ctx, name)
-		if err != nil && created != nil {
-			err = errors.Join(created, err)
-		}
+		row, err = first(ctx, c, name, now.Add(every))
 	}
 	if err != nil {
 		return false, time.Time{}, fmt.Errorf("periodic %s: %w", name, err)
@@ -60,9 +54,26 @@ func Claim(ctx context.Context, c *ent.Client, name string, every time.Duration,
 	return n == 1, next, nil
 }
 
+// first writes name's row, due at next, unless it is there, and answers the
+// row: two replicas may write it at once, and the one that loses reads the
+// winner's.
+func first(ctx context.Context, c *ent.Client, name string, next time.Time) (*ent.PeriodicRun, error) {
+	created := c.PeriodicRun.Create().SetID(name).SetNextAt(next).OnConflict().DoNothing().Exec(ctx)
+	row, err := c.PeriodicRun.Get(ctx, name)
+	if err != nil && created != nil {
+		err = errors.Join(created, err)
+	}
+	return row, err
+}
+
 // Start runs t on clock until the loop is closed: each time the row says a
-// period is due, the replica that claims it runs it.
+// period is due, the replica that claims it runs it. The row is written
+// before Start returns, not on the loop's first pass, so that nothing is
+// written behind a request's back once the server answers.
 func Start(clock clockwork.Clock, c *ent.Client, t Timer, failed func(ctx context.Context, err error)) *alarm.Loop {
+	if _, err := first(context.Background(), c, t.Name, clock.Now().Add(t.Every)); err != nil {
+		failed(context.Background(), fmt.Errorf("periodic %s: %w", t.Name, err))
+	}
 	return alarm.Start(clock, min(poll, t.Every), func(ctx context.Context) (time.Time, error) {
 		ok, next, err := Claim(ctx, c, t.Name, t.Every, clock.Now())
 		if err != nil || !ok {

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/runes"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -448,7 +449,7 @@ func (s *Core) heldItem(ctx context.Context, tx *db.Tx, userID string, c *ent.Co
 		return nil, err
 	}
 	typ, meta := string(vocab.QueueTypeTask), itemMeta(c, m.Kind)
-	return s.Queue.CreateHeld(ctx, tx, p, &switchboardv1.CreateQueueItemRequest{Title: cutText(title, 500),
+	return s.Queue.CreateHeld(ctx, tx, p, &switchboardv1.CreateQueueItemRequest{Title: runes.Prefix(title, 500),
 		Description: &desc, Type: &typ, Metadata: &meta, ProjectId: c.ProjectID}, writer(c, m))
 }
 
@@ -504,14 +505,6 @@ func (s *Core) dropItem(ctx context.Context, tx *db.Tx, userID, itemID string) e
 		return err
 	}
 	return s.Queue.RemoveIn(ctx, tx, p, it, "Removed %q: the offer was withdrawn")
-}
-
-func cutText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n])
 }
 
 // gone says err is an item (or a row) that is not there.

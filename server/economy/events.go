@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contractentry"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/runes"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -40,7 +41,7 @@ func (s *Core) RelayTaken(ctx context.Context, tx *db.Tx, ev network.RelayTaken)
 	text := func(k string) string { v, _ := payload[k].(string); return strings.TrimSpace(v) }
 	origin := text("contractId")
 	price, _ := payload["priceCents"].(float64)
-	title := cutText(text("title"), 200)
+	title := runes.Prefix(text("title"), 200)
 	if origin == "" || price <= 0 || title == "" {
 		return nil
 	}
@@ -52,7 +53,7 @@ func (s *Core) RelayTaken(ctx context.Context, tx *db.Tx, ev network.RelayTaken)
 	if items, ok := payload["scope"].([]any); ok {
 		for _, v := range items {
 			if str, ok := v.(string); ok && strings.TrimSpace(str) != "" && len(scope) < 50 {
-				scope = append(scope, cutText(strings.TrimSpace(str), 2000))
+				scope = append(scope, runes.Prefix(strings.TrimSpace(str), 2000))
 			}
 		}
 	}
@@ -66,7 +67,7 @@ func (s *Core) RelayTaken(ctx context.Context, tx *db.Tx, ev network.RelayTaken)
 	p := money.Cents(price)
 	create := tx.Contract.Create().SetProviderUserID(ev.Relay.UserID).SetConnectionID(c.ID).SetPartyName(peerName(c)).
 		SetPartyInstanceURL(c.PeerInstanceURL).SetOriginContractID(origin).SetProjectID(projectID).
-		SetTaskType(cutText(text("taskType"), 100)).SetTitle(title).SetScope(scope).SetPriceCents(p).SetFeeCents(rules.Fee(p)).
+		SetTaskType(runes.Prefix(text("taskType"), 100)).SetTitle(title).SetScope(scope).SetPriceCents(p).SetFeeCents(rules.Fee(p)).
 		SetCurrency(currency).SetRelayID(ev.Relay.ID).SetItemID(ev.Item.ID).SetCreatedAt(now).SetUpdatedAt(now)
 	if due, err := time.Parse(time.RFC3339, text("dueAt")); err == nil {
 		create.SetDueAt(due.UTC())
@@ -141,7 +142,7 @@ func (s *Core) ItemMoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from
 			ref = *e.Ref
 		}
 		_, err := s.Apply(ctx, tx, c, Move{Kind: rules.Answer, By: side, Actor: actorOf(ctx, tx, it.UserID),
-			Text: cutText(answer, 10000), Ref: ref})
+			Text: runes.Prefix(answer, 10000), Ref: ref})
 		return ignoreState(err)
 	}
 	return nil

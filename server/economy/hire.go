@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/runes"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -191,7 +192,7 @@ func (s *Core) offerOverNetwork(ctx context.Context, h Hire, c *ent.Contract, co
 	if err == nil {
 		var res *switchboardv1.SendRelayResponse
 		res, err = s.Relays.SendRelay(auth.WithPrincipal(ctx, h.Client), &switchboardv1.SendRelayRequest{ConnectionId: conn.ID,
-			Subject: cutText("Engagement: "+c.Title, 500), Intent: networkrules.IntentAssignTask, Type: networkrules.TypeRequest,
+			Subject: runes.Prefix("Engagement: "+c.Title, 500), Intent: networkrules.IntentAssignTask, Type: networkrules.TypeRequest,
 			Payload: payload})
 		if err == nil {
 			return s.DB.Contract.UpdateOneID(c.ID).SetRelayID(res.GetRelay().GetId()).Save(ctx)

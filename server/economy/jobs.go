@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/runes"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -261,10 +262,10 @@ func (j *Jobs) Award(ctx context.Context, p *auth.Principal, jobID, applicationI
 // estimate, the due date.
 func hireFor(client *auth.Principal, row *ent.Job, app *ent.JobApplication, now time.Time) Hire {
 	h := Hire{Client: client, ProviderUserID: deref(app.ApplicantUserID), ConnectionID: deref(app.ConnectionID),
-		TaskType: string(row.TaskType), Title: cutText(strings.TrimSpace(row.Title), 200), Price: app.PriceCents,
+		TaskType: string(row.TaskType), Title: runes.Prefix(strings.TrimSpace(row.Title), 200), Price: app.PriceCents,
 		Currency: DefaultCurrency, JobID: row.ID}
 	if d := strings.TrimSpace(row.Description); d != "" {
-		h.Scope = []string{cutText(d, 2000)}
+		h.Scope = []string{runes.Prefix(d, 2000)}
 	}
 	if app.EtaDays > 0 {
 		due := now.Add(time.Duration(app.EtaDays) * 24 * time.Hour)

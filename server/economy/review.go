@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/runes"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/economy/rules"
@@ -151,7 +152,7 @@ func (s *Core) Reviewed(ctx context.Context, tx *db.Tx, c *ent.Contract, in *swi
 		case ent.IsNotFound(err):
 			if err := tx.ContractReview.Create().SetContractID(c.ID).SetBy(contractreview.By(side)).SetOverall(score(in.GetOverall())).
 				SetCommunication(score(in.GetCommunication())).SetQuality(score(in.GetQuality())).SetTimeliness(score(in.GetTimeliness())).
-				SetNillableText(opt(cutText(in.GetText(), 5000))).SetVisibility(vis).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx); err != nil {
+				SetNillableText(opt(runes.Prefix(in.GetText(), 5000))).SetVisibility(vis).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx); err != nil {
 				return nil, err
 			}
 		case err != nil:

@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/project"
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/runes"
 	"github.com/switchboard-hq/switchboard/server/activity"
 )
 
@@ -29,7 +30,7 @@ type Engagement struct {
 func (s *Core) OpenEngagement(ctx context.Context, tx *db.Tx, e Engagement) (string, error) {
 	now := s.now()
 	lead := cmpOr(e.ClientUserID, e.ClientConnectionID)
-	create := tx.Project.Create().SetName(cut(e.Name, 200)).SetColor(DefaultColor).SetKind(project.KindEngagement).
+	create := tx.Project.Create().SetName(runes.Prefix(e.Name, 200)).SetColor(DefaultColor).SetKind(project.KindEngagement).
 		SetLeadID(lead).SetCreatedAt(now).SetUpdatedAt(now)
 	if e.OriginID != "" {
 		create.SetOriginConnectionID(e.OriginConnectionID).SetOriginID(e.OriginID)

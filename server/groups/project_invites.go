@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/runes"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -169,7 +170,7 @@ func (s *Core) deliver(ctx context.Context, tx *db.Tx, p *auth.Principal, pr *en
 	title := "Join project " + pr.Name
 	typ, metaText := string(vocab.QueueTypeNotification), string(meta)
 	it, err := s.Queue.CreateHeld(ctx, tx, sessionOf(u), &switchboardv1.CreateQueueItemRequest{
-		Title: cut(title, 500), Description: &desc, Type: &typ, Metadata: &metaText,
+		Title: runes.Prefix(title, 500), Description: &desc, Type: &typ, Metadata: &metaText,
 	}, provenance.Mark{Kind: provenance.User, Ref: p.UserID})
 	if err != nil {
 		return nil, err
@@ -180,13 +181,6 @@ func (s *Core) deliver(ctx context.Context, tx *db.Tx, p *auth.Principal, pr *en
 		return nil, err
 	}
 	return inv.Update().SetQueueItemID(it.ID).Save(ctx)
-}
-
-func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n])
-	}
-	return s
 }
 
 // ListProjectInvites lists a project's pending invites (members).

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/teammember"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/runes"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
@@ -211,7 +212,7 @@ func (s *Core) mirrorProject(ctx context.Context, tx *db.Tx, userID string, ri r
 	now := s.now()
 	p, err := tx.Project.Query().Where(project.OriginConnectionID(ri.ConnectionID), project.OriginID(originID)).Only(ctx)
 	if ent.IsNotFound(err) {
-		name := cut(ri.text("projectName"), 200)
+		name := runes.Prefix(ri.text("projectName"), 200)
 		if name == "" {
 			name = "Shared project"
 		}
@@ -222,7 +223,7 @@ func (s *Core) mirrorProject(ctx context.Context, tx *db.Tx, userID string, ri r
 		create := tx.Project.Create().SetName(name).SetColor(color).SetLeadID(ri.ConnectionID).
 			SetOriginConnectionID(ri.ConnectionID).SetOriginID(originID).SetCreatedAt(now).SetUpdatedAt(now)
 		if d := ri.text("description"); d != "" {
-			create.SetDescription(cut(d, 5000))
+			create.SetDescription(runes.Prefix(d, 5000))
 		}
 		if p, err = create.Save(ctx); err != nil {
 			return err
@@ -258,7 +259,7 @@ func (s *Core) mirrorTeam(ctx context.Context, tx *db.Tx, userID string, ri rela
 	now := s.now()
 	t, err := tx.Team.Query().Where(team.OriginConnectionID(ri.ConnectionID), team.OriginID(originID)).Only(ctx)
 	if ent.IsNotFound(err) {
-		name := cut(ri.text("teamName"), 200)
+		name := runes.Prefix(ri.text("teamName"), 200)
 		if name == "" {
 			name = "Shared team"
 		}
@@ -301,7 +302,7 @@ func (s *Core) freeHandle(ctx context.Context, tx *db.Tx, want string) (string, 
 		h := want
 		if i > 1 {
 			suffix := fmt.Sprintf("-%d", i)
-			h = strings.TrimRight(cut(want, maxHandle-len(suffix)), "-") + suffix
+			h = strings.TrimRight(runes.Prefix(want, maxHandle-len(suffix)), "-") + suffix
 		}
 		taken, err := accounts.HandleTaken(ctx, tx, h)
 		if err != nil {

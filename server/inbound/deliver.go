@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/inbounddelivery"
+	"github.com/switchboard-hq/switchboard/ent/inboundreceipt"
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
@@ -98,7 +99,7 @@ func (s *Service) deliver(ctx context.Context, h *ent.InboundWebhook, hdr rules.
 	// The provider is asked before the unit of work, which must not wait on
 	// a call outside the machine.
 	var extracted []string
-	if h.Kind == inboundwebhook.KindTranscript {
+	if h.Kind == inboundwebhook.KindTranscript && !s.received(ctx, h.ID, hdr.ID) {
 		extracted = s.extractActions(ctx, str(doc, "text"))
 	}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
@@ -160,4 +161,15 @@ func (s *Service) log(ctx context.Context, hookID, webhookID string, outcome voc
 	if err != nil {
 		slog.ErrorContext(ctx, "inbound: delivery log", "hook", hookID, "error", err)
 	}
+}
+
+// received says a delivery of webhookID to the hook already took effect:
+// a replay need not ask the provider again (the receipt's unique index,
+// in the unit of work, is what makes it change nothing).
+func (s *Service) received(ctx context.Context, hookID, webhookID string) bool {
+	if webhookID == "" {
+		return false
+	}
+	seen, err := s.DB.InboundReceipt.Query().Where(inboundreceipt.HookID(hookID), inboundreceipt.WebhookID(webhookID)).Exist(ctx)
+	return err == nil && seen
 }

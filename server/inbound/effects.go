@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/runes"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -90,7 +91,7 @@ func (s *Service) generic(ctx context.Context, tx *db.Tx, h *ent.InboundWebhook,
 	} else if it.Due != "" {
 		meta["due"] = it.Due
 	}
-	req := &switchboardv1.CreateQueueItemRequest{Title: it.Title, Priority: &it.Priority, Source: ptr("webhook:" + h.Name),
+	req := &switchboardv1.CreateQueueItemRequest{Title: it.Title, Priority: &it.Priority, Source: new("webhook:" + h.Name),
 		Metadata: metaOf(meta)}
 	if it.Description != "" {
 		req.Description = &it.Description
@@ -105,8 +106,6 @@ func (s *Service) generic(ctx context.Context, tx *db.Tx, h *ent.InboundWebhook,
 	}
 	return nil
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // str reads a text field of a delivery ("" when absent or not text).
 func str(doc map[string]any, key string) string {
@@ -176,7 +175,7 @@ func (s *Service) email(ctx context.Context, tx *db.Tx, h *ent.InboundWebhook, d
 	if title == "" {
 		title, _, _ = strings.Cut(text, "\n")
 	}
-	req := &switchboardv1.CreateQueueItemRequest{Title: cut(title, 500), Source: ptr("webhook:" + h.Name),
+	req := &switchboardv1.CreateQueueItemRequest{Title: runes.Prefix(title, 500), Source: new("webhook:" + h.Name),
 		Metadata: metaOf(map[string]any{"inboundWebhookId": h.ID, "commsMessageId": m.ID, "from": from, "messageId": messageID})}
 	if text != "" {
 		req.Description = &text
@@ -213,7 +212,7 @@ func (s *Service) transcript(ctx context.Context, tx *db.Tx, h *ent.InboundWebho
 	if at := str(doc, "recordedAt"); at != "" {
 		meta["recordedAt"] = at
 	}
-	d, err := documents.Create(ctx, tx, documents.New{UserID: h.UserID, Actor: "webhook:" + h.Name, Title: cut(title, 500),
+	d, err := documents.Create(ctx, tx, documents.New{UserID: h.UserID, Actor: "webhook:" + h.Name, Title: runes.Prefix(title, 500),
 		MimeType: "text/plain", Content: text, At: now, Action: "recording_created", Metadata: meta})
 	if err != nil {
 		return err
@@ -224,8 +223,8 @@ func (s *Service) transcript(ctx context.Context, tx *db.Tx, h *ent.InboundWebho
 	}
 	var items []string
 	for _, a := range actions {
-		it, err := s.Queue.CreateIn(ctx, tx, principal(h), &switchboardv1.CreateQueueItemRequest{Title: cut(a, 500),
-			Source: ptr("webhook:" + h.Name), Metadata: metaOf(map[string]any{"inboundWebhookId": h.ID, "documentId": d.ID})})
+		it, err := s.Queue.CreateIn(ctx, tx, principal(h), &switchboardv1.CreateQueueItemRequest{Title: runes.Prefix(a, 500),
+			Source: new("webhook:" + h.Name), Metadata: metaOf(map[string]any{"inboundWebhookId": h.ID, "documentId": d.ID})})
 		if err != nil {
 			return err
 		}
@@ -234,14 +233,6 @@ func (s *Service) transcript(ctx context.Context, tx *db.Tx, h *ent.InboundWebho
 	return activity.Write(ctx, tx, activity.Entry{UserID: h.UserID, Action: "recording_processed", Actor: "webhook:" + h.Name,
 		Summary:  fmt.Sprintf("Found %d action items in %s", len(items), d.Title),
 		Metadata: map[string]any{"documentId": d.ID, "queueItemIds": items, "extractedBy": by}, At: now})
-}
-
-// cut keeps the first n characters of s.
-func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n])
-	}
-	return s
 }
 
 func sorted(s []string) []string {

@@ -2,8 +2,6 @@ package learnings
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -35,14 +33,6 @@ func (t *Timers) Close() {
 // StartTimers starts the daily analysis and the retention on clock.
 func (s *Service) StartTimers(clock clockwork.Clock, failed func(ctx context.Context, err error)) *Timers {
 	day := 24 * time.Hour
-	// The rows now, not on the loops' first pass, so that nothing is
-	// written behind a request's back once the server answers.
-	for _, name := range []string{TimerAnalysis, TimerRetention} {
-		err := s.DB.PeriodicRun.Create().SetID(name).SetNextAt(clock.Now().Add(day)).OnConflict().DoNothing().Exec(context.Background())
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			failed(context.Background(), fmt.Errorf("learnings: timer %s: %w", name, err))
-		}
-	}
 	return &Timers{loops: []*alarm.Loop{
 		periodic.Start(clock, s.DB.Client, periodic.Timer{Name: TimerAnalysis, Every: day, Run: s.AnalyzeAll}, failed),
 		periodic.Start(clock, s.DB.Client, periodic.Timer{Name: TimerRetention, Every: day, Run: s.Prune}, failed),

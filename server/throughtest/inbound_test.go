@@ -353,6 +353,12 @@ func TestInboundTranscriptByProvider(t *testing.T) {
 	if len(reqs) != 1 || !strings.Contains(fmt.Sprint(reqs[0].JSON["messages"]), "<transcript>\nSam: I need the budget") {
 		t.Fatalf("the provider was not given the transcript as data: %v", reqs)
 	}
+	// A replay changes nothing and does not ask the provider again.
+	wantStatus(t, "replayed", deliverTo(t, s, tr, tr.secret, "p1", 0,
+		`{"title":"Planning call","text":"Sam: I need the budget by Friday. Ada: I will send it, and book the venue.","participants":["ada","sam"]}`), http.StatusAccepted)
+	if n := len(provider.Requests()); n != 1 || len(titles()) != 2 {
+		t.Fatalf("after a replay: %d provider requests, items %q", n, titles())
+	}
 	// The provider fails: the action lines make the items.
 	provider.Chat(llmtest.Reply{Status: http.StatusInternalServerError})
 	wantStatus(t, "fallback", deliverTo(t, s, tr, tr.secret, "p2", 0,
