@@ -65957,28 +65957,30 @@ func (m *SessionMutation) ResetEdge(name string) error {
 // SettingMutation represents an operation that mutates the Setting nodes in the graph.
 type SettingMutation struct {
 	config
-	op                  Op
-	typ                 string
-	id                  *string
-	created_at          *time.Time
-	updated_at          *time.Time
-	queue_auto_approve  *bool
-	assistant_name      *string
-	goals_enabled       *bool
-	onboarding_complete *bool
-	onboarding_phase    *int32
-	addonboarding_phase *int32
-	service_keys        *[]schema.ServiceKey
-	appendservice_keys  []schema.ServiceKey
-	profile_visibility  *setting.ProfileVisibility
-	bio                 *string
-	timezone            *string
-	clearedFields       map[string]struct{}
-	user                *string
-	cleareduser         bool
-	done                bool
-	oldValue            func(context.Context) (*Setting, error)
-	predicates          []predicate.Setting
+	op                         Op
+	typ                        string
+	id                         *string
+	created_at                 *time.Time
+	updated_at                 *time.Time
+	queue_auto_approve         *bool
+	assistant_name             *string
+	goals_enabled              *bool
+	onboarding_complete        *bool
+	onboarding_phase           *int32
+	addonboarding_phase        *int32
+	service_keys               *[]schema.ServiceKey
+	appendservice_keys         []schema.ServiceKey
+	profile_visibility         *setting.ProfileVisibility
+	bio                        *string
+	timezone                   *string
+	hidden_board_columns       *[]string
+	appendhidden_board_columns []string
+	clearedFields              map[string]struct{}
+	user                       *string
+	cleareduser                bool
+	done                       bool
+	oldValue                   func(context.Context) (*Setting, error)
+	predicates                 []predicate.Setting
 }
 
 var _ ent.Mutation = (*SettingMutation)(nil)
@@ -66565,6 +66567,57 @@ func (m *SettingMutation) ResetTimezone() {
 	m.timezone = nil
 }
 
+// SetHiddenBoardColumns sets the "hidden_board_columns" field.
+func (m *SettingMutation) SetHiddenBoardColumns(s []string) {
+	m.hidden_board_columns = &s
+	m.appendhidden_board_columns = nil
+}
+
+// HiddenBoardColumns returns the value of the "hidden_board_columns" field in the mutation.
+func (m *SettingMutation) HiddenBoardColumns() (r []string, exists bool) {
+	v := m.hidden_board_columns
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHiddenBoardColumns returns the old "hidden_board_columns" field's value of the Setting entity.
+// If the Setting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SettingMutation) OldHiddenBoardColumns(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHiddenBoardColumns is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHiddenBoardColumns requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHiddenBoardColumns: %w", err)
+	}
+	return oldValue.HiddenBoardColumns, nil
+}
+
+// AppendHiddenBoardColumns adds s to the "hidden_board_columns" field.
+func (m *SettingMutation) AppendHiddenBoardColumns(s []string) {
+	m.appendhidden_board_columns = append(m.appendhidden_board_columns, s...)
+}
+
+// AppendedHiddenBoardColumns returns the list of values that were appended to the "hidden_board_columns" field in this mutation.
+func (m *SettingMutation) AppendedHiddenBoardColumns() ([]string, bool) {
+	if len(m.appendhidden_board_columns) == 0 {
+		return nil, false
+	}
+	return m.appendhidden_board_columns, true
+}
+
+// ResetHiddenBoardColumns resets all changes to the "hidden_board_columns" field.
+func (m *SettingMutation) ResetHiddenBoardColumns() {
+	m.hidden_board_columns = nil
+	m.appendhidden_board_columns = nil
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *SettingMutation) ClearUser() {
 	m.cleareduser = true
@@ -66626,7 +66679,7 @@ func (m *SettingMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SettingMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, setting.FieldCreatedAt)
 	}
@@ -66663,6 +66716,9 @@ func (m *SettingMutation) Fields() []string {
 	if m.timezone != nil {
 		fields = append(fields, setting.FieldTimezone)
 	}
+	if m.hidden_board_columns != nil {
+		fields = append(fields, setting.FieldHiddenBoardColumns)
+	}
 	return fields
 }
 
@@ -66695,6 +66751,8 @@ func (m *SettingMutation) Field(name string) (ent.Value, bool) {
 		return m.Bio()
 	case setting.FieldTimezone:
 		return m.Timezone()
+	case setting.FieldHiddenBoardColumns:
+		return m.HiddenBoardColumns()
 	}
 	return nil, false
 }
@@ -66728,6 +66786,8 @@ func (m *SettingMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldBio(ctx)
 	case setting.FieldTimezone:
 		return m.OldTimezone(ctx)
+	case setting.FieldHiddenBoardColumns:
+		return m.OldHiddenBoardColumns(ctx)
 	}
 	return nil, fmt.Errorf("unknown Setting field %s", name)
 }
@@ -66820,6 +66880,13 @@ func (m *SettingMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTimezone(v)
+		return nil
+	case setting.FieldHiddenBoardColumns:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHiddenBoardColumns(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Setting field %s", name)
@@ -66929,6 +66996,9 @@ func (m *SettingMutation) ResetField(name string) error {
 		return nil
 	case setting.FieldTimezone:
 		m.ResetTimezone()
+		return nil
+	case setting.FieldHiddenBoardColumns:
+		m.ResetHiddenBoardColumns()
 		return nil
 	}
 	return fmt.Errorf("unknown Setting field %s", name)

@@ -1970,6 +1970,10 @@ func init() {
 	settingDescTimezone := settingFields[9].Descriptor()
 	// setting.DefaultTimezone holds the default value on creation for the timezone field.
 	setting.DefaultTimezone = settingDescTimezone.Default.(string)
+	// settingDescHiddenBoardColumns is the schema descriptor for hidden_board_columns field.
+	settingDescHiddenBoardColumns := settingFields[10].Descriptor()
+	// setting.DefaultHiddenBoardColumns holds the default value on creation for the hidden_board_columns field.
+	setting.DefaultHiddenBoardColumns = settingDescHiddenBoardColumns.Default.([]string)
 	// settingDescID is the schema descriptor for id field.
 	settingDescID := settingMixinFields0[0].Descriptor()
 	// setting.DefaultID holds the default value on creation for the id field.

@@ -44,6 +44,8 @@ type Setting struct {
 	Bio string `json:"bio,omitempty"`
 	// Timezone holds the value of the "timezone" field.
 	Timezone string `json:"timezone,omitempty"`
+	// HiddenBoardColumns holds the value of the "hidden_board_columns" field.
+	HiddenBoardColumns []string `json:"hidden_board_columns,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the SettingQuery when eager-loading is set.
 	Edges        SettingEdges `json:"edges"`
@@ -75,7 +77,7 @@ func (*Setting) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case setting.FieldServiceKeys:
+		case setting.FieldServiceKeys, setting.FieldHiddenBoardColumns:
 			values[i] = new([]byte)
 		case setting.FieldQueueAutoApprove, setting.FieldGoalsEnabled, setting.FieldOnboardingComplete:
 			values[i] = new(sql.NullBool)
@@ -180,6 +182,14 @@ func (_m *Setting) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Timezone = value.String
 			}
+		case setting.FieldHiddenBoardColumns:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field hidden_board_columns", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.HiddenBoardColumns); err != nil {
+					return fmt.Errorf("unmarshal field hidden_board_columns: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -255,6 +265,9 @@ func (_m *Setting) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("timezone=")
 	builder.WriteString(_m.Timezone)
+	builder.WriteString(", ")
+	builder.WriteString("hidden_board_columns=")
+	builder.WriteString(fmt.Sprintf("%v", _m.HiddenBoardColumns))
 	builder.WriteByte(')')
 	return builder.String()
 }

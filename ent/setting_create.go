@@ -161,6 +161,12 @@ func (_c *SettingCreate) SetNillableTimezone(v *string) *SettingCreate {
 	return _c
 }
 
+// SetHiddenBoardColumns sets the "hidden_board_columns" field.
+func (_c *SettingCreate) SetHiddenBoardColumns(v []string) *SettingCreate {
+	_c.mutation.SetHiddenBoardColumns(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *SettingCreate) SetID(v string) *SettingCreate {
 	_c.mutation.SetID(v)
@@ -247,6 +253,10 @@ func (_c *SettingCreate) defaults() {
 		v := setting.DefaultTimezone
 		_c.mutation.SetTimezone(v)
 	}
+	if _, ok := _c.mutation.HiddenBoardColumns(); !ok {
+		v := setting.DefaultHiddenBoardColumns
+		_c.mutation.SetHiddenBoardColumns(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := setting.DefaultID()
 		_c.mutation.SetID(v)
@@ -292,6 +302,9 @@ func (_c *SettingCreate) check() error {
 	}
 	if _, ok := _c.mutation.Timezone(); !ok {
 		return &ValidationError{Name: "timezone", err: errors.New(`ent: missing required field "Setting.timezone"`)}
+	}
+	if _, ok := _c.mutation.HiddenBoardColumns(); !ok {
+		return &ValidationError{Name: "hidden_board_columns", err: errors.New(`ent: missing required field "Setting.hidden_board_columns"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := setting.IDValidator(v); err != nil {
@@ -380,6 +393,10 @@ func (_c *SettingCreate) createSpec() (*Setting, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Timezone(); ok {
 		_spec.SetField(setting.FieldTimezone, field.TypeString, value)
 		_node.Timezone = value
+	}
+	if value, ok := _c.mutation.HiddenBoardColumns(); ok {
+		_spec.SetField(setting.FieldHiddenBoardColumns, field.TypeJSON, value)
+		_node.HiddenBoardColumns = value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -579,6 +596,18 @@ func (u *SettingUpsert) SetTimezone(v string) *SettingUpsert {
 // UpdateTimezone sets the "timezone" field to the value that was provided on create.
 func (u *SettingUpsert) UpdateTimezone() *SettingUpsert {
 	u.SetExcluded(setting.FieldTimezone)
+	return u
+}
+
+// SetHiddenBoardColumns sets the "hidden_board_columns" field.
+func (u *SettingUpsert) SetHiddenBoardColumns(v []string) *SettingUpsert {
+	u.Set(setting.FieldHiddenBoardColumns, v)
+	return u
+}
+
+// UpdateHiddenBoardColumns sets the "hidden_board_columns" field to the value that was provided on create.
+func (u *SettingUpsert) UpdateHiddenBoardColumns() *SettingUpsert {
+	u.SetExcluded(setting.FieldHiddenBoardColumns)
 	return u
 }
 
@@ -787,6 +816,20 @@ func (u *SettingUpsertOne) SetTimezone(v string) *SettingUpsertOne {
 func (u *SettingUpsertOne) UpdateTimezone() *SettingUpsertOne {
 	return u.Update(func(s *SettingUpsert) {
 		s.UpdateTimezone()
+	})
+}
+
+// SetHiddenBoardColumns sets the "hidden_board_columns" field.
+func (u *SettingUpsertOne) SetHiddenBoardColumns(v []string) *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.SetHiddenBoardColumns(v)
+	})
+}
+
+// UpdateHiddenBoardColumns sets the "hidden_board_columns" field to the value that was provided on create.
+func (u *SettingUpsertOne) UpdateHiddenBoardColumns() *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.UpdateHiddenBoardColumns()
 	})
 }
 
@@ -1162,6 +1205,20 @@ func (u *SettingUpsertBulk) SetTimezone(v string) *SettingUpsertBulk {
 func (u *SettingUpsertBulk) UpdateTimezone() *SettingUpsertBulk {
 	return u.Update(func(s *SettingUpsert) {
 		s.UpdateTimezone()
+	})
+}
+
+// SetHiddenBoardColumns sets the "hidden_board_columns" field.
+func (u *SettingUpsertBulk) SetHiddenBoardColumns(v []string) *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.SetHiddenBoardColumns(v)
+	})
+}
+
+// UpdateHiddenBoardColumns sets the "hidden_board_columns" field to the value that was provided on create.
+func (u *SettingUpsertBulk) UpdateHiddenBoardColumns() *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.UpdateHiddenBoardColumns()
 	})
 }
 

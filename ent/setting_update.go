@@ -181,6 +181,18 @@ func (_u *SettingUpdate) SetNillableTimezone(v *string) *SettingUpdate {
 	return _u
 }
 
+// SetHiddenBoardColumns sets the "hidden_board_columns" field.
+func (_u *SettingUpdate) SetHiddenBoardColumns(v []string) *SettingUpdate {
+	_u.mutation.SetHiddenBoardColumns(v)
+	return _u
+}
+
+// AppendHiddenBoardColumns appends value to the "hidden_board_columns" field.
+func (_u *SettingUpdate) AppendHiddenBoardColumns(v []string) *SettingUpdate {
+	_u.mutation.AppendHiddenBoardColumns(v)
+	return _u
+}
+
 // Mutation returns the SettingMutation object of the builder.
 func (_u *SettingUpdate) Mutation() *SettingMutation {
 	return _u.mutation
@@ -278,6 +290,14 @@ func (_u *SettingUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Timezone(); ok {
 		_spec.SetField(setting.FieldTimezone, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HiddenBoardColumns(); ok {
+		_spec.SetField(setting.FieldHiddenBoardColumns, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedHiddenBoardColumns(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, setting.FieldHiddenBoardColumns, value)
+		})
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -450,6 +470,18 @@ func (_u *SettingUpdateOne) SetNillableTimezone(v *string) *SettingUpdateOne {
 	return _u
 }
 
+// SetHiddenBoardColumns sets the "hidden_board_columns" field.
+func (_u *SettingUpdateOne) SetHiddenBoardColumns(v []string) *SettingUpdateOne {
+	_u.mutation.SetHiddenBoardColumns(v)
+	return _u
+}
+
+// AppendHiddenBoardColumns appends value to the "hidden_board_columns" field.
+func (_u *SettingUpdateOne) AppendHiddenBoardColumns(v []string) *SettingUpdateOne {
+	_u.mutation.AppendHiddenBoardColumns(v)
+	return _u
+}
+
 // Mutation returns the SettingMutation object of the builder.
 func (_u *SettingUpdateOne) Mutation() *SettingMutation {
 	return _u.mutation
@@ -577,6 +609,14 @@ func (_u *SettingUpdateOne) sqlSave(ctx context.Context) (_node *Setting, err er
 	}
 	if value, ok := _u.mutation.Timezone(); ok {
 		_spec.SetField(setting.FieldTimezone, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HiddenBoardColumns(); ok {
+		_spec.SetField(setting.FieldHiddenBoardColumns, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedHiddenBoardColumns(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, setting.FieldHiddenBoardColumns, value)
+		})
 	}
 	_node = &Setting{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -2201,6 +2201,7 @@ var (
 		{Name: "profile_visibility", Type: field.TypeEnum, Enums: []string{"public", "private", "network"}, Default: "public"},
 		{Name: "bio", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "timezone", Type: field.TypeString, Default: "UTC"},
+		{Name: "hidden_board_columns", Type: field.TypeJSON},
 		{Name: "user_id", Type: field.TypeString, Unique: true, Size: 40},
 	}
 	// SettingsTable holds the schema information for the "settings" table.
@@ -2211,7 +2212,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "settings_users_settings",
-				Columns:    []*schema.Column{SettingsColumns[12]},
+				Columns:    []*schema.Column{SettingsColumns[13]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},

@@ -43,6 +43,8 @@ func (Setting) Fields() []ent.Field {
 		field.Text("bio").Default(""),
 		// The IANA time zone the behavior signals' hour and day default to.
 		field.String("timezone").Default("UTC"),
+		// The board columns (card statuses) the dashboard hides.
+		field.Strings("hidden_board_columns").Default([]string{}),
 	}
 }
 

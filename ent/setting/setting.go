@@ -39,6 +39,8 @@ const (
 	FieldBio = "bio"
 	// FieldTimezone holds the string denoting the timezone field in the database.
 	FieldTimezone = "timezone"
+	// FieldHiddenBoardColumns holds the string denoting the hidden_board_columns field in the database.
+	FieldHiddenBoardColumns = "hidden_board_columns"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// Table holds the table name of the setting in the database.
@@ -67,6 +69,7 @@ var Columns = []string{
 	FieldProfileVisibility,
 	FieldBio,
 	FieldTimezone,
+	FieldHiddenBoardColumns,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -94,6 +97,8 @@ var (
 	DefaultBio string
 	// DefaultTimezone holds the default value on creation for the "timezone" field.
 	DefaultTimezone string
+	// DefaultHiddenBoardColumns holds the default value on creation for the "hidden_board_columns" field.
+	DefaultHiddenBoardColumns []string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.

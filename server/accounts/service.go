@@ -24,6 +24,17 @@ import (
 // SessionTTL is how long a dashboard login lasts.
 const SessionTTL = 30 * 24 * time.Hour
 
+// CodeNoAccount marks a login on an instance that has no account at all
+// (RULINGS "Onboarding … details": No account yet).
+const CodeNoAccount = "NO_ACCOUNT"
+
+// noAccountYet is that login's refusal, in the ruling's words: the dashboard
+// opens owner creation on its code.
+func noAccountYet() *apperr.Error {
+	return &apperr.Error{Kind: apperr.KindIllegalMove, Message: "No account exists yet: create the owner",
+		Detail: &switchboardv1.ErrorInfo{Code: CodeNoAccount}}
+}
+
 // Service implements AccountService.
 type Service struct {
 	DB         *db.DB
@@ -190,6 +201,15 @@ func (s *Service) Login(ctx context.Context, req *switchboardv1.LoginRequest) (*
 	if err != nil && !ent.IsNotFound(err) {
 		return nil, err
 	}
+	if u == nil {
+		// Nobody to log in as: say so, rather than "invalid credentials".
+		// That no account exists is public already (GET /api/setup).
+		if exists, err := s.DB.User.Query().Exist(ctx); err != nil {
+			return nil, err
+		} else if !exists {
+			return nil, noAccountYet()
+		}
+	}
 	hash := ""
 	if u != nil {
 		hash = u.PasswordHash
@@ -204,6 +224,19 @@ func (s *Service) Login(ctx context.Context, req *switchboardv1.LoginRequest) (*
 	}
 	auth.StartSession(ctx, token, SessionTTL)
 	return &switchboardv1.LoginResponse{User: toProtoUser(u)}, nil
+}
+
+// GetCurrentUser answers the caller's account.
+func (s *Service) GetCurrentUser(ctx context.Context, _ *switchboardv1.GetCurrentUserRequest) (*switchboardv1.GetCurrentUserResponse, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.DB.User.Get(ctx, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.GetCurrentUserResponse{User: toProtoUser(u)}, nil
 }
 
 // Logout ends the caller's session and clears the cookie.

@@ -87,7 +87,7 @@ func fullKanbanCard() *switchboardv1.KanbanCard {
 
 		CardType: proto.String("deal"), Labels: []string{"navy", "renewal"}, CoverColor: proto.String("#1e90ff"),
 		CoverImageUrl: proto.String("https://example.com/covers/navy.png"), PriorityScore: proto.Int32(87),
-		StartDate: tsKanbanStart, LastActivityAt: tsUsed, IsArchived: true, PendingReview: true,
+		StartDate: tsKanbanStart, LastActivityAt: tsUsed, IsArchived: true, PendingReview: true, ItemsAwaitingApproval: 2,
 
 		ExternalCardId: proto.String("ckx5f0a1b0000qzrmcardpeer01"), ExternalInstanceUrl: proto.String("https://b.example"),
 		ChangeLog: []*switchboardv1.CardChange{{ExternalCardId: "ckx5f0a1b0000qzrmcardpeer01", NewStatus: "proposal",

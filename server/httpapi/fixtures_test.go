@@ -132,6 +132,7 @@ func coreFixtures() []fixture {
 				{Service: "webhook_push", Url: "https://ops.example.org/in?team=7", SecretSet: true},
 			},
 			ProfileVisibility: "network", Bio: "Runs the <night> shift & \"more\"", Timezone: "Europe/Paris",
+			HiddenBoardColumns: []string{"leads", "qualifying"},
 		}),
 		single("GetSettingsResponse", "sparse", &switchboardv1.GetSettingsResponse{Mode: "cockpit"}),
 
@@ -153,6 +154,13 @@ func coreFixtures() []fixture {
 		// A clear answers the names it cleared; the empty list is not applied data.
 		single("UpdateSettingsResponse", "cleared", &switchboardv1.UpdateSettingsResponse{
 			Mode: proto.String("cockpit"), ClearFields: []string{"serviceKeys"},
+		}),
+		// Hidden board columns answer the stored set; a clear names the field.
+		single("UpdateSettingsResponse", "hidden_columns", &switchboardv1.UpdateSettingsResponse{
+			HiddenBoardColumns: []string{"paused", "completed"},
+		}),
+		single("UpdateSettingsResponse", "hidden_columns_cleared", &switchboardv1.UpdateSettingsResponse{
+			ClearFields: []string{"hiddenBoardColumns"},
 		}),
 		// A supplied false is an applied field: written, not omitted.
 		single("UpdateSettingsResponse", "queue_only", &switchboardv1.UpdateSettingsResponse{
@@ -182,6 +190,8 @@ func coreFixtures() []fixture {
 		single("LoginResponse", "full", &switchboardv1.LoginResponse{User: fullUser()}),
 		single("LoginResponse", "sparse", &switchboardv1.LoginResponse{User: sparseUser()}),
 		single("LogoutResponse", "full", &switchboardv1.LogoutResponse{}),
+		single("GetCurrentUserResponse", "full", &switchboardv1.GetCurrentUserResponse{User: fullUser()}),
+		single("GetCurrentUserResponse", "sparse", &switchboardv1.GetCurrentUserResponse{User: sparseUser()}),
 
 		single("GetSetupResponse", "full", &switchboardv1.GetSetupResponse{OwnerExists: true}),
 		single("GetSetupResponse", "sparse", &switchboardv1.GetSetupResponse{}),

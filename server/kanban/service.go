@@ -82,7 +82,7 @@ func ProjectCards(ctx context.Context, c *ent.Client, projectID string) ([]*swit
 	for _, r := range rows {
 		out = append(out, toCard(r))
 	}
-	return out, nil
+	return out, markAwaiting(ctx, c.QueueItem, out)
 }
 
 // getCard loads one of the account's cards with its edges; any other id is 404.
@@ -158,6 +158,9 @@ func (s *Service) ListCards(ctx context.Context, req *switchboardv1.ListCardsReq
 	for _, c := range rows {
 		out.Cards = append(out.Cards, toCard(c))
 	}
+	if err := markAwaiting(ctx, s.DB.QueueItem, out.Cards); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -187,6 +190,9 @@ func (s *Service) GetCard(ctx context.Context, req *switchboardv1.GetCardRequest
 	}
 	d, err := toCardDetail(c)
 	if err != nil {
+		return nil, err
+	}
+	if err := markAwaitingDetail(ctx, s.DB.QueueItem, d); err != nil {
 		return nil, err
 	}
 	return &switchboardv1.GetCardResponse{Card: d}, nil
@@ -268,7 +274,11 @@ func reloadDetail(ctx context.Context, tx *db.Tx, userID, id string) (*switchboa
 	if err != nil {
 		return nil, err
 	}
-	return toCardDetail(c)
+	d, err := toCardDetail(c)
+	if err != nil {
+		return nil, err
+	}
+	return d, markAwaitingDetail(ctx, tx.QueueItem, d)
 }
 
 // UpdateCard changes the supplied fields and clears those named in
@@ -300,6 +310,12 @@ func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardR
 			}
 			out, err = s.updateCard(ctx, tx, asOwner(p, owner), req.GetId(), in, cl)
 		}
+		if err != nil && !errors.Is(err, errNoChange) {
+			return err
+		}
+		if merr := markAwaitingDetail(ctx, tx.QueueItem, out); merr != nil {
+			return merr
+		}
 		return err
 	})
 	if errors.Is(err, errNoChange) {
@@ -325,6 +341,9 @@ func (s *Service) DeleteCard(ctx context.Context, req *switchboardv1.DeleteCardR
 			return err
 		}
 		if out, err = toCardDetail(c); err != nil {
+			return err
+		}
+		if err := markAwaitingDetail(ctx, tx.QueueItem, out); err != nil {
 			return err
 		}
 		// Written first, while the card still exists, so that it mirrors to

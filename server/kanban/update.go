@@ -150,6 +150,7 @@ func toEndOf(ctx context.Context, tx *db.Tx, upd *ent.CardUpdateOne, userID, sta
 var ignoredInDiff = map[protoreflect.Name]bool{
 	"updated_at": true, "last_activity_at": true, "status": true,
 	"checklist": true, "contacts": true, "pending_review": true,
+	"items_awaiting_approval": true,
 }
 
 // changedFields names (in JSON) the fields whose value differs. When the card

@@ -60,6 +60,7 @@ func (s *Service) GetSettings(ctx context.Context, _ *switchboardv1.GetSettingsR
 		ProfileVisibility:  string(row.ProfileVisibility),
 		Bio:                row.Bio,
 		Timezone:           row.Timezone,
+		HiddenBoardColumns: hiddenColumns(row),
 	}
 	if row.AssistantName != "" {
 		res.AssistantName = &row.AssistantName
@@ -76,16 +77,20 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 	if err != nil {
 		return nil, err
 	}
-	clearKeys, err := checkClearFields(req)
+	clears, err := checkClearFields(req)
 	if err != nil {
 		return nil, err
 	}
-	setKeys := len(req.GetServiceKeys()) > 0
-	if req.QueueAutoApprove == nil && req.Mode == nil && !setKeys && !clearKeys && req.ProfileVisibility == nil && req.Bio == nil && req.Timezone == nil {
+	setKeys, clearKeys := len(req.GetServiceKeys()) > 0, clears.serviceKeys
+	setColumns := len(req.GetHiddenBoardColumns()) > 0 || clears.hiddenColumns
+	if req.QueueAutoApprove == nil && req.Mode == nil && !setKeys && !clearKeys && req.ProfileVisibility == nil && req.Bio == nil && req.Timezone == nil && !setColumns {
 		if req.ServiceKeys != nil {
 			return nil, apperr.Invalid("serviceKeys is empty: to remove every service, name serviceKeys in clearFields")
 		}
-		return nil, apperr.Invalid("no supported field supplied: send queueAutoApprove, mode, serviceKeys, profileVisibility, bio, timezone or clearFields")
+		if req.HiddenBoardColumns != nil {
+			return nil, apperr.Invalid("hiddenBoardColumns is empty: to show every column, name hiddenBoardColumns in clearFields")
+		}
+		return nil, apperr.Invalid("no supported field supplied: send queueAutoApprove, mode, serviceKeys, profileVisibility, bio, timezone, hiddenBoardColumns or clearFields")
 	}
 	if req.ProfileVisibility != nil && req.GetProfileVisibility() == "" {
 		return nil, apperr.Invalid("profileVisibility must be one of %s", strings.Join(vocab.Values("profile_visibility"), ", "))
@@ -144,6 +149,9 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 			upd.SetServiceKeys([]schema.ServiceKey{})
 			res.ClearFields = []string{"serviceKeys"}
 			applied = append(applied, "serviceKeys cleared")
+		}
+		if words := applyHiddenColumns(upd, req, clears, res); words != "" {
+			applied = append(applied, words)
 		}
 		if row, err = upd.Save(ctx); err != nil {
 			return err

@@ -3,6 +3,7 @@ package settings
 import (
 	"context"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/switchboard-hq/switchboard/ent/schema"
@@ -25,21 +26,28 @@ const (
 var services = vocab.Values("service")
 
 // clearable are the JSON names clearFields accepts.
-var clearable = []string{"serviceKeys"}
+var clearable = []string{"serviceKeys", fieldHiddenColumns}
+
+// cleared is what an update's clearFields names.
+type cleared struct{ serviceKeys, hiddenColumns bool }
 
 // checkClearFields refuses names that cannot be cleared and a field both set
-// and cleared; it answers whether serviceKeys is cleared.
-func checkClearFields(req *switchboardv1.UpdateSettingsRequest) (clearKeys bool, err error) {
+// and cleared; it answers which fields are cleared.
+func checkClearFields(req *switchboardv1.UpdateSettingsRequest) (c cleared, err error) {
 	for _, name := range req.GetClearFields() {
 		if !slices.Contains(clearable, name) {
-			return false, apperr.Invalid("clearFields: %q cannot be cleared (clearable: serviceKeys)", name)
+			return cleared{}, apperr.Invalid("clearFields: %q cannot be cleared (clearable: %s)", name, strings.Join(clearable, ", "))
 		}
-		clearKeys = true
+		c.serviceKeys = c.serviceKeys || name == "serviceKeys"
+		c.hiddenColumns = c.hiddenColumns || name == fieldHiddenColumns
 	}
-	if clearKeys && len(req.GetServiceKeys()) > 0 {
-		return false, apperr.Invalid("serviceKeys is both set and cleared")
+	if c.serviceKeys && len(req.GetServiceKeys()) > 0 {
+		return cleared{}, apperr.Invalid("serviceKeys is both set and cleared")
 	}
-	return clearKeys, nil
+	if c.hiddenColumns && len(req.GetHiddenBoardColumns()) > 0 {
+		return cleared{}, apperr.Invalid("hiddenBoardColumns is both set and cleared")
+	}
+	return c, nil
 }
 
 // checkServiceKeys validates the supplied entries without the database: their

@@ -216,9 +216,10 @@ export async function launch() {
 
 // newPage opens a page in a fresh context and records what must never happen:
 // uncaught errors, Content-Security-Policy violations, and an Authorization
-// header (the browser has no API key; it runs on the session cookie).
-export async function newPage(browser, base, viewport) {
-  const context = await browser.newContext({ baseURL: base, viewport });
+// header (the browser has no API key; it runs on the session cookie). options
+// are the context's further options (hasTouch for a phone's finger).
+export async function newPage(browser, base, viewport, options = {}) {
+  const context = await browser.newContext({ baseURL: base, viewport, ...options });
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));

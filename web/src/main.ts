@@ -376,8 +376,10 @@ document.querySelector<HTMLAnchorElement>(".skip-link")?.addEventListener("click
 
 async function boot(): Promise<void> {
   try {
-    // Any session call tells whether the cookie is still good.
-    await api.settings.getSettings({});
+    // Who the cookie is tells whether it is still good, and names the user
+    // in a tab that did not log in (sessionStorage is per tab).
+    const me = await api.accounts.getCurrentUser({});
+    if (me.user) sessionStorage.setItem(accountKey, JSON.stringify({ username: me.user.username, name: me.user.name, id: me.user.id }));
     startShell();
   } catch (e) {
     if (isUnauthenticated(e)) {

@@ -536,6 +536,86 @@ func (x *LoginResponse) GetUser() *User {
 	return nil
 }
 
+type GetCurrentUserRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCurrentUserRequest) Reset() {
+	*x = GetCurrentUserRequest{}
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCurrentUserRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCurrentUserRequest) ProtoMessage() {}
+
+func (x *GetCurrentUserRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCurrentUserRequest.ProtoReflect.Descriptor instead.
+func (*GetCurrentUserRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{9}
+}
+
+type GetCurrentUserResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	User          *User                  `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCurrentUserResponse) Reset() {
+	*x = GetCurrentUserResponse{}
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCurrentUserResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCurrentUserResponse) ProtoMessage() {}
+
+func (x *GetCurrentUserResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCurrentUserResponse.ProtoReflect.Descriptor instead.
+func (*GetCurrentUserResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GetCurrentUserResponse) GetUser() *User {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
 type LogoutRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -544,7 +624,7 @@ type LogoutRequest struct {
 
 func (x *LogoutRequest) Reset() {
 	*x = LogoutRequest{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[9]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -556,7 +636,7 @@ func (x *LogoutRequest) String() string {
 func (*LogoutRequest) ProtoMessage() {}
 
 func (x *LogoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[9]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -569,7 +649,7 @@ func (x *LogoutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogoutRequest.ProtoReflect.Descriptor instead.
 func (*LogoutRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{9}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{11}
 }
 
 type LogoutResponse struct {
@@ -580,7 +660,7 @@ type LogoutResponse struct {
 
 func (x *LogoutResponse) Reset() {
 	*x = LogoutResponse{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[10]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -592,7 +672,7 @@ func (x *LogoutResponse) String() string {
 func (*LogoutResponse) ProtoMessage() {}
 
 func (x *LogoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[10]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -605,7 +685,7 @@ func (x *LogoutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogoutResponse.ProtoReflect.Descriptor instead.
 func (*LogoutResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{10}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{12}
 }
 
 type CheckUsernameRequest struct {
@@ -617,7 +697,7 @@ type CheckUsernameRequest struct {
 
 func (x *CheckUsernameRequest) Reset() {
 	*x = CheckUsernameRequest{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[11]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -629,7 +709,7 @@ func (x *CheckUsernameRequest) String() string {
 func (*CheckUsernameRequest) ProtoMessage() {}
 
 func (x *CheckUsernameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[11]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -642,7 +722,7 @@ func (x *CheckUsernameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckUsernameRequest.ProtoReflect.Descriptor instead.
 func (*CheckUsernameRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{11}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CheckUsernameRequest) GetUsername() string {
@@ -664,7 +744,7 @@ type CheckUsernameResponse struct {
 
 func (x *CheckUsernameResponse) Reset() {
 	*x = CheckUsernameResponse{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[12]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -676,7 +756,7 @@ func (x *CheckUsernameResponse) String() string {
 func (*CheckUsernameResponse) ProtoMessage() {}
 
 func (x *CheckUsernameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[12]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -689,7 +769,7 @@ func (x *CheckUsernameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckUsernameResponse.ProtoReflect.Descriptor instead.
 func (*CheckUsernameResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{12}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CheckUsernameResponse) GetAvailable() bool {
@@ -723,7 +803,7 @@ type ResolveUsersRequest struct {
 
 func (x *ResolveUsersRequest) Reset() {
 	*x = ResolveUsersRequest{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[13]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -735,7 +815,7 @@ func (x *ResolveUsersRequest) String() string {
 func (*ResolveUsersRequest) ProtoMessage() {}
 
 func (x *ResolveUsersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[13]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -748,7 +828,7 @@ func (x *ResolveUsersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveUsersRequest.ProtoReflect.Descriptor instead.
 func (*ResolveUsersRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{13}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ResolveUsersRequest) GetUsernames() string {
@@ -768,7 +848,7 @@ type ResolveUsersResponse struct {
 
 func (x *ResolveUsersResponse) Reset() {
 	*x = ResolveUsersResponse{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[14]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -780,7 +860,7 @@ func (x *ResolveUsersResponse) String() string {
 func (*ResolveUsersResponse) ProtoMessage() {}
 
 func (x *ResolveUsersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[14]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -793,7 +873,7 @@ func (x *ResolveUsersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveUsersResponse.ProtoReflect.Descriptor instead.
 func (*ResolveUsersResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{14}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ResolveUsersResponse) GetUsers() map[string]*ResolvedUser {
@@ -817,7 +897,7 @@ type ResolvedUser struct {
 
 func (x *ResolvedUser) Reset() {
 	*x = ResolvedUser{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[15]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -829,7 +909,7 @@ func (x *ResolvedUser) String() string {
 func (*ResolvedUser) ProtoMessage() {}
 
 func (x *ResolvedUser) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[15]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -842,7 +922,7 @@ func (x *ResolvedUser) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolvedUser.ProtoReflect.Descriptor instead.
 func (*ResolvedUser) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{15}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ResolvedUser) GetId() string {
@@ -918,6 +998,9 @@ const file_switchboard_v1_accounts_proto_rawDesc = "" +
 	"\busername\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\busername\x12(\n" +
 	"\bpassword\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\bpassword\"9\n" +
 	"\rLoginResponse\x12(\n" +
+	"\x04user\x18\x01 \x01(\v2\x14.switchboard.v1.UserR\x04user\"\x17\n" +
+	"\x15GetCurrentUserRequest\"B\n" +
+	"\x16GetCurrentUserResponse\x12(\n" +
 	"\x04user\x18\x01 \x01(\v2\x14.switchboard.v1.UserR\x04user\"\x0f\n" +
 	"\rLogoutRequest\"\x10\n" +
 	"\x0eLogoutResponse\"@\n" +
@@ -942,7 +1025,7 @@ const file_switchboard_v1_accounts_proto_rawDesc = "" +
 	"\busername\x18\x03 \x01(\tR\busername\x12\x1b\n" +
 	"\x06avatar\x18\x04 \x01(\tH\x00R\x06avatar\x88\x01\x01\x12\x12\n" +
 	"\x04type\x18\x05 \x01(\tR\x04typeB\t\n" +
-	"\a_avatar2\xba\x06\n" +
+	"\a_avatar2\xb8\a\n" +
 	"\x0eAccountService\x12l\n" +
 	"\x05Setup\x12\x1c.switchboard.v1.SetupRequest\x1a\x1d.switchboard.v1.SetupResponse\"&\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x0f:\x01*\"\n" +
 	"/api/setup\x12g\n" +
@@ -950,7 +1033,8 @@ const file_switchboard_v1_accounts_proto_rawDesc = "" +
 	"/api/setup\x12p\n" +
 	"\x06Signup\x12\x1d.switchboard.v1.SignupRequest\x1a\x1e.switchboard.v1.SignupResponse\"'\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/api/signup\x12l\n" +
 	"\x05Login\x12\x1c.switchboard.v1.LoginRequest\x1a\x1d.switchboard.v1.LoginResponse\"&\xda\xf3\x18\b\b\x01\"\x04auth\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/api/auth/login\x12k\n" +
-	"\x06Logout\x12\x1d.switchboard.v1.LogoutRequest\x1a\x1e.switchboard.v1.LogoutResponse\"\"\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/api/auth/logout\x12\x7f\n" +
+	"\x06Logout\x12\x1d.switchboard.v1.LogoutRequest\x1a\x1e.switchboard.v1.LogoutResponse\"\"\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/api/auth/logout\x12|\n" +
+	"\x0eGetCurrentUser\x12%.switchboard.v1.GetCurrentUserRequest\x1a&.switchboard.v1.GetCurrentUserResponse\"\x1b\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x0e\x12\f/api/auth/me\x12\x7f\n" +
 	"\rCheckUsername\x12$.switchboard.v1.CheckUsernameRequest\x1a%.switchboard.v1.CheckUsernameResponse\"!\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x15\x12\x13/api/username/check\x12\x82\x01\n" +
 	"\fResolveUsers\x12#.switchboard.v1.ResolveUsersRequest\x1a$.switchboard.v1.ResolveUsersResponse\"'\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1bb\x05users\x12\x12/api/users/resolveBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
@@ -966,53 +1050,58 @@ func file_switchboard_v1_accounts_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_accounts_proto_rawDescData
 }
 
-var file_switchboard_v1_accounts_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_switchboard_v1_accounts_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_switchboard_v1_accounts_proto_goTypes = []any{
-	(*User)(nil),                  // 0: switchboard.v1.User
-	(*SetupRequest)(nil),          // 1: switchboard.v1.SetupRequest
-	(*SetupResponse)(nil),         // 2: switchboard.v1.SetupResponse
-	(*GetSetupRequest)(nil),       // 3: switchboard.v1.GetSetupRequest
-	(*GetSetupResponse)(nil),      // 4: switchboard.v1.GetSetupResponse
-	(*SignupRequest)(nil),         // 5: switchboard.v1.SignupRequest
-	(*SignupResponse)(nil),        // 6: switchboard.v1.SignupResponse
-	(*LoginRequest)(nil),          // 7: switchboard.v1.LoginRequest
-	(*LoginResponse)(nil),         // 8: switchboard.v1.LoginResponse
-	(*LogoutRequest)(nil),         // 9: switchboard.v1.LogoutRequest
-	(*LogoutResponse)(nil),        // 10: switchboard.v1.LogoutResponse
-	(*CheckUsernameRequest)(nil),  // 11: switchboard.v1.CheckUsernameRequest
-	(*CheckUsernameResponse)(nil), // 12: switchboard.v1.CheckUsernameResponse
-	(*ResolveUsersRequest)(nil),   // 13: switchboard.v1.ResolveUsersRequest
-	(*ResolveUsersResponse)(nil),  // 14: switchboard.v1.ResolveUsersResponse
-	(*ResolvedUser)(nil),          // 15: switchboard.v1.ResolvedUser
-	nil,                           // 16: switchboard.v1.ResolveUsersResponse.UsersEntry
-	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
+	(*User)(nil),                   // 0: switchboard.v1.User
+	(*SetupRequest)(nil),           // 1: switchboard.v1.SetupRequest
+	(*SetupResponse)(nil),          // 2: switchboard.v1.SetupResponse
+	(*GetSetupRequest)(nil),        // 3: switchboard.v1.GetSetupRequest
+	(*GetSetupResponse)(nil),       // 4: switchboard.v1.GetSetupResponse
+	(*SignupRequest)(nil),          // 5: switchboard.v1.SignupRequest
+	(*SignupResponse)(nil),         // 6: switchboard.v1.SignupResponse
+	(*LoginRequest)(nil),           // 7: switchboard.v1.LoginRequest
+	(*LoginResponse)(nil),          // 8: switchboard.v1.LoginResponse
+	(*GetCurrentUserRequest)(nil),  // 9: switchboard.v1.GetCurrentUserRequest
+	(*GetCurrentUserResponse)(nil), // 10: switchboard.v1.GetCurrentUserResponse
+	(*LogoutRequest)(nil),          // 11: switchboard.v1.LogoutRequest
+	(*LogoutResponse)(nil),         // 12: switchboard.v1.LogoutResponse
+	(*CheckUsernameRequest)(nil),   // 13: switchboard.v1.CheckUsernameRequest
+	(*CheckUsernameResponse)(nil),  // 14: switchboard.v1.CheckUsernameResponse
+	(*ResolveUsersRequest)(nil),    // 15: switchboard.v1.ResolveUsersRequest
+	(*ResolveUsersResponse)(nil),   // 16: switchboard.v1.ResolveUsersResponse
+	(*ResolvedUser)(nil),           // 17: switchboard.v1.ResolvedUser
+	nil,                            // 18: switchboard.v1.ResolveUsersResponse.UsersEntry
+	(*timestamppb.Timestamp)(nil),  // 19: google.protobuf.Timestamp
 }
 var file_switchboard_v1_accounts_proto_depIdxs = []int32{
-	17, // 0: switchboard.v1.User.created_at:type_name -> google.protobuf.Timestamp
+	19, // 0: switchboard.v1.User.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 1: switchboard.v1.SetupResponse.user:type_name -> switchboard.v1.User
 	0,  // 2: switchboard.v1.SignupResponse.user:type_name -> switchboard.v1.User
 	0,  // 3: switchboard.v1.LoginResponse.user:type_name -> switchboard.v1.User
-	16, // 4: switchboard.v1.ResolveUsersResponse.users:type_name -> switchboard.v1.ResolveUsersResponse.UsersEntry
-	15, // 5: switchboard.v1.ResolveUsersResponse.UsersEntry.value:type_name -> switchboard.v1.ResolvedUser
-	1,  // 6: switchboard.v1.AccountService.Setup:input_type -> switchboard.v1.SetupRequest
-	3,  // 7: switchboard.v1.AccountService.GetSetup:input_type -> switchboard.v1.GetSetupRequest
-	5,  // 8: switchboard.v1.AccountService.Signup:input_type -> switchboard.v1.SignupRequest
-	7,  // 9: switchboard.v1.AccountService.Login:input_type -> switchboard.v1.LoginRequest
-	9,  // 10: switchboard.v1.AccountService.Logout:input_type -> switchboard.v1.LogoutRequest
-	11, // 11: switchboard.v1.AccountService.CheckUsername:input_type -> switchboard.v1.CheckUsernameRequest
-	13, // 12: switchboard.v1.AccountService.ResolveUsers:input_type -> switchboard.v1.ResolveUsersRequest
-	2,  // 13: switchboard.v1.AccountService.Setup:output_type -> switchboard.v1.SetupResponse
-	4,  // 14: switchboard.v1.AccountService.GetSetup:output_type -> switchboard.v1.GetSetupResponse
-	6,  // 15: switchboard.v1.AccountService.Signup:output_type -> switchboard.v1.SignupResponse
-	8,  // 16: switchboard.v1.AccountService.Login:output_type -> switchboard.v1.LoginResponse
-	10, // 17: switchboard.v1.AccountService.Logout:output_type -> switchboard.v1.LogoutResponse
-	12, // 18: switchboard.v1.AccountService.CheckUsername:output_type -> switchboard.v1.CheckUsernameResponse
-	14, // 19: switchboard.v1.AccountService.ResolveUsers:output_type -> switchboard.v1.ResolveUsersResponse
-	13, // [13:20] is the sub-list for method output_type
-	6,  // [6:13] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	0,  // 4: switchboard.v1.GetCurrentUserResponse.user:type_name -> switchboard.v1.User
+	18, // 5: switchboard.v1.ResolveUsersResponse.users:type_name -> switchboard.v1.ResolveUsersResponse.UsersEntry
+	17, // 6: switchboard.v1.ResolveUsersResponse.UsersEntry.value:type_name -> switchboard.v1.ResolvedUser
+	1,  // 7: switchboard.v1.AccountService.Setup:input_type -> switchboard.v1.SetupRequest
+	3,  // 8: switchboard.v1.AccountService.GetSetup:input_type -> switchboard.v1.GetSetupRequest
+	5,  // 9: switchboard.v1.AccountService.Signup:input_type -> switchboard.v1.SignupRequest
+	7,  // 10: switchboard.v1.AccountService.Login:input_type -> switchboard.v1.LoginRequest
+	11, // 11: switchboard.v1.AccountService.Logout:input_type -> switchboard.v1.LogoutRequest
+	9,  // 12: switchboard.v1.AccountService.GetCurrentUser:input_type -> switchboard.v1.GetCurrentUserRequest
+	13, // 13: switchboard.v1.AccountService.CheckUsername:input_type -> switchboard.v1.CheckUsernameRequest
+	15, // 14: switchboard.v1.AccountService.ResolveUsers:input_type -> switchboard.v1.ResolveUsersRequest
+	2,  // 15: switchboard.v1.AccountService.Setup:output_type -> switchboard.v1.SetupResponse
+	4,  // 16: switchboard.v1.AccountService.GetSetup:output_type -> switchboard.v1.GetSetupResponse
+	6,  // 17: switchboard.v1.AccountService.Signup:output_type -> switchboard.v1.SignupResponse
+	8,  // 18: switchboard.v1.AccountService.Login:output_type -> switchboard.v1.LoginResponse
+	12, // 19: switchboard.v1.AccountService.Logout:output_type -> switchboard.v1.LogoutResponse
+	10, // 20: switchboard.v1.AccountService.GetCurrentUser:output_type -> switchboard.v1.GetCurrentUserResponse
+	14, // 21: switchboard.v1.AccountService.CheckUsername:output_type -> switchboard.v1.CheckUsernameResponse
+	16, // 22: switchboard.v1.AccountService.ResolveUsers:output_type -> switchboard.v1.ResolveUsersResponse
+	15, // [15:23] is the sub-list for method output_type
+	7,  // [7:15] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_accounts_proto_init() }
@@ -1022,15 +1111,15 @@ func file_switchboard_v1_accounts_proto_init() {
 	}
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_accounts_proto_msgTypes[0].OneofWrappers = []any{}
-	file_switchboard_v1_accounts_proto_msgTypes[12].OneofWrappers = []any{}
-	file_switchboard_v1_accounts_proto_msgTypes[15].OneofWrappers = []any{}
+	file_switchboard_v1_accounts_proto_msgTypes[14].OneofWrappers = []any{}
+	file_switchboard_v1_accounts_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_accounts_proto_rawDesc), len(file_switchboard_v1_accounts_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,13 +19,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	AccountService_Setup_FullMethodName         = "/switchboard.v1.AccountService/Setup"
-	AccountService_GetSetup_FullMethodName      = "/switchboard.v1.AccountService/GetSetup"
-	AccountService_Signup_FullMethodName        = "/switchboard.v1.AccountService/Signup"
-	AccountService_Login_FullMethodName         = "/switchboard.v1.AccountService/Login"
-	AccountService_Logout_FullMethodName        = "/switchboard.v1.AccountService/Logout"
-	AccountService_CheckUsername_FullMethodName = "/switchboard.v1.AccountService/CheckUsername"
-	AccountService_ResolveUsers_FullMethodName  = "/switchboard.v1.AccountService/ResolveUsers"
+	AccountService_Setup_FullMethodName          = "/switchboard.v1.AccountService/Setup"
+	AccountService_GetSetup_FullMethodName       = "/switchboard.v1.AccountService/GetSetup"
+	AccountService_Signup_FullMethodName         = "/switchboard.v1.AccountService/Signup"
+	AccountService_Login_FullMethodName          = "/switchboard.v1.AccountService/Login"
+	AccountService_Logout_FullMethodName         = "/switchboard.v1.AccountService/Logout"
+	AccountService_GetCurrentUser_FullMethodName = "/switchboard.v1.AccountService/GetCurrentUser"
+	AccountService_CheckUsername_FullMethodName  = "/switchboard.v1.AccountService/CheckUsername"
+	AccountService_ResolveUsers_FullMethodName   = "/switchboard.v1.AccountService/ResolveUsers"
 )
 
 // AccountServiceClient is the client API for AccountService service.
@@ -41,10 +42,15 @@ type AccountServiceClient interface {
 	GetSetup(ctx context.Context, in *GetSetupRequest, opts ...grpc.CallOption) (*GetSetupResponse, error)
 	// Signup creates a further account.
 	Signup(ctx context.Context, in *SignupRequest, opts ...grpc.CallOption) (*SignupResponse, error)
-	// Login checks a password and sets the session cookie.
+	// Login checks a password and sets the session cookie. Before any account
+	// exists it answers 400 (failed_precondition) "No account exists yet:
+	// create the owner", code NO_ACCOUNT.
 	Login(ctx context.Context, in *LoginRequest, opts ...grpc.CallOption) (*LoginResponse, error)
 	// Logout ends the current session and clears the cookie.
 	Logout(ctx context.Context, in *LogoutRequest, opts ...grpc.CallOption) (*LogoutResponse, error)
+	// GetCurrentUser answers the signed-in account, so every tab of the
+	// dashboard can name its user.
+	GetCurrentUser(ctx context.Context, in *GetCurrentUserRequest, opts ...grpc.CallOption) (*GetCurrentUserResponse, error)
 	// CheckUsername tells whether a username can be taken.
 	CheckUsername(ctx context.Context, in *CheckUsernameRequest, opts ...grpc.CallOption) (*CheckUsernameResponse, error)
 	// ResolveUsers maps handles to users and teams (one namespace); the REST
@@ -112,6 +118,16 @@ func (c *accountServiceClient) Logout(ctx context.Context, in *LogoutRequest, op
 	return out, nil
 }
 
+func (c *accountServiceClient) GetCurrentUser(ctx context.Context, in *GetCurrentUserRequest, opts ...grpc.CallOption) (*GetCurrentUserResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCurrentUserResponse)
+	err := c.cc.Invoke(ctx, AccountService_GetCurrentUser_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *accountServiceClient) CheckUsername(ctx context.Context, in *CheckUsernameRequest, opts ...grpc.CallOption) (*CheckUsernameResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CheckUsernameResponse)
@@ -145,10 +161,15 @@ type AccountServiceServer interface {
 	GetSetup(context.Context, *GetSetupRequest) (*GetSetupResponse, error)
 	// Signup creates a further account.
 	Signup(context.Context, *SignupRequest) (*SignupResponse, error)
-	// Login checks a password and sets the session cookie.
+	// Login checks a password and sets the session cookie. Before any account
+	// exists it answers 400 (failed_precondition) "No account exists yet:
+	// create the owner", code NO_ACCOUNT.
 	Login(context.Context, *LoginRequest) (*LoginResponse, error)
 	// Logout ends the current session and clears the cookie.
 	Logout(context.Context, *LogoutRequest) (*LogoutResponse, error)
+	// GetCurrentUser answers the signed-in account, so every tab of the
+	// dashboard can name its user.
+	GetCurrentUser(context.Context, *GetCurrentUserRequest) (*GetCurrentUserResponse, error)
 	// CheckUsername tells whether a username can be taken.
 	CheckUsername(context.Context, *CheckUsernameRequest) (*CheckUsernameResponse, error)
 	// ResolveUsers maps handles to users and teams (one namespace); the REST
@@ -179,6 +200,9 @@ func (UnimplementedAccountServiceServer) Login(context.Context, *LoginRequest) (
 }
 func (UnimplementedAccountServiceServer) Logout(context.Context, *LogoutRequest) (*LogoutResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Logout not implemented")
+}
+func (UnimplementedAccountServiceServer) GetCurrentUser(context.Context, *GetCurrentUserRequest) (*GetCurrentUserResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCurrentUser not implemented")
 }
 func (UnimplementedAccountServiceServer) CheckUsername(context.Context, *CheckUsernameRequest) (*CheckUsernameResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckUsername not implemented")
@@ -296,6 +320,24 @@ func _AccountService_Logout_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AccountService_GetCurrentUser_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCurrentUserRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AccountServiceServer).GetCurrentUser(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AccountService_GetCurrentUser_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AccountServiceServer).GetCurrentUser(ctx, req.(*GetCurrentUserRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _AccountService_CheckUsername_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CheckUsernameRequest)
 	if err := dec(in); err != nil {
@@ -358,6 +400,10 @@ var AccountService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Logout",
 			Handler:    _AccountService_Logout_Handler,
+		},
+		{
+			MethodName: "GetCurrentUser",
+			Handler:    _AccountService_GetCurrentUser_Handler,
 		},
 		{
 			MethodName: "CheckUsername",

@@ -90,9 +90,13 @@ type KanbanCard struct {
 	ExternalInstanceUrl *string `protobuf:"bytes,55,opt,name=external_instance_url,json=externalInstanceUrl,proto3,oneof" json:"external_instance_url,omitempty"`
 	// The linked card's status and priority changes as the peer sent them,
 	// oldest first, at most 20.
-	ChangeLog     []*CardChange `protobuf:"bytes,56,rep,name=change_log,json=changeLog,proto3" json:"change_log,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ChangeLog []*CardChange `protobuf:"bytes,56,rep,name=change_log,json=changeLog,proto3" json:"change_log,omitempty"`
+	// How many of the queue items linked to the card wait for the operator's
+	// approval (pending_confirmation): the board shows the card as awaiting
+	// approval while any does.
+	ItemsAwaitingApproval int32 `protobuf:"varint,57,opt,name=items_awaiting_approval,json=itemsAwaitingApproval,proto3" json:"items_awaiting_approval,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *KanbanCard) Reset() {
@@ -517,6 +521,13 @@ func (x *KanbanCard) GetChangeLog() []*CardChange {
 	return nil
 }
 
+func (x *KanbanCard) GetItemsAwaitingApproval() int32 {
+	if x != nil {
+		return x.ItemsAwaitingApproval
+	}
+	return 0
+}
+
 // KanbanCardDetail is a card as the detail shows it (contacts carry seven
 // fields). Its fields are KanbanCard's, number for number.
 type KanbanCardDetail struct {
@@ -584,9 +595,13 @@ type KanbanCardDetail struct {
 	ExternalInstanceUrl *string `protobuf:"bytes,55,opt,name=external_instance_url,json=externalInstanceUrl,proto3,oneof" json:"external_instance_url,omitempty"`
 	// The linked card's status and priority changes as the peer sent them,
 	// oldest first, at most 20.
-	ChangeLog     []*CardChange `protobuf:"bytes,56,rep,name=change_log,json=changeLog,proto3" json:"change_log,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ChangeLog []*CardChange `protobuf:"bytes,56,rep,name=change_log,json=changeLog,proto3" json:"change_log,omitempty"`
+	// How many of the queue items linked to the card wait for the operator's
+	// approval (pending_confirmation): the board shows the card as awaiting
+	// approval while any does.
+	ItemsAwaitingApproval int32 `protobuf:"varint,57,opt,name=items_awaiting_approval,json=itemsAwaitingApproval,proto3" json:"items_awaiting_approval,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *KanbanCardDetail) Reset() {
@@ -1009,6 +1024,13 @@ func (x *KanbanCardDetail) GetChangeLog() []*CardChange {
 		return x.ChangeLog
 	}
 	return nil
+}
+
+func (x *KanbanCardDetail) GetItemsAwaitingApproval() int32 {
+	if x != nil {
+		return x.ItemsAwaitingApproval
+	}
+	return 0
 }
 
 // CardChange is one status or priority change of a linked card on the
@@ -2946,7 +2968,7 @@ var File_switchboard_v1_kanban_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\n" +
-	"\x1bswitchboard/v1/kanban.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xcd\x1a\n" +
+	"\x1bswitchboard/v1/kanban.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\x85\x1b\n" +
 	"\n" +
 	"KanbanCard\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
@@ -3015,7 +3037,8 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\x10external_card_id\x186 \x01(\tH(R\x0eexternalCardId\x88\x01\x01\x127\n" +
 	"\x15external_instance_url\x187 \x01(\tH)R\x13externalInstanceUrl\x88\x01\x01\x129\n" +
 	"\n" +
-	"change_log\x188 \x03(\v2\x1a.switchboard.v1.CardChangeR\tchangeLogB\x0e\n" +
+	"change_log\x188 \x03(\v2\x1a.switchboard.v1.CardChangeR\tchangeLog\x126\n" +
+	"\x17items_awaiting_approval\x189 \x01(\x05R\x15itemsAwaitingApprovalB\x0e\n" +
 	"\f_descriptionB\v\n" +
 	"\t_due_dateB\n" +
 	"\n" +
@@ -3061,7 +3084,7 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\v_start_dateB\x13\n" +
 	"\x11_last_activity_atB\x13\n" +
 	"\x11_external_card_idB\x18\n" +
-	"\x16_external_instance_url\"\xd9\x1a\n" +
+	"\x16_external_instance_url\"\x91\x1b\n" +
 	"\x10KanbanCardDetail\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12%\n" +
@@ -3129,7 +3152,8 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\x10external_card_id\x186 \x01(\tH(R\x0eexternalCardId\x88\x01\x01\x127\n" +
 	"\x15external_instance_url\x187 \x01(\tH)R\x13externalInstanceUrl\x88\x01\x01\x129\n" +
 	"\n" +
-	"change_log\x188 \x03(\v2\x1a.switchboard.v1.CardChangeR\tchangeLogB\x0e\n" +
+	"change_log\x188 \x03(\v2\x1a.switchboard.v1.CardChangeR\tchangeLog\x126\n" +
+	"\x17items_awaiting_approval\x189 \x01(\x05R\x15itemsAwaitingApprovalB\x0e\n" +
 	"\f_descriptionB\v\n" +
 	"\t_due_dateB\n" +
 	"\n" +

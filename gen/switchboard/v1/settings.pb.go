@@ -80,9 +80,11 @@ type GetSettingsResponse struct {
 	Bio string `protobuf:"bytes,9,opt,name=bio,proto3" json:"bio,omitempty"`
 	// The IANA time zone (e.g. Europe/Paris) behavior signals are counted in;
 	// UTC by default.
-	Timezone      string `protobuf:"bytes,10,opt,name=timezone,proto3" json:"timezone,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Timezone string `protobuf:"bytes,10,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	// The board columns (card statuses) the dashboard hides; [] when none.
+	HiddenBoardColumns []string `protobuf:"bytes,20,rep,name=hidden_board_columns,json=hiddenBoardColumns,proto3" json:"hidden_board_columns,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *GetSettingsResponse) Reset() {
@@ -183,6 +185,13 @@ func (x *GetSettingsResponse) GetTimezone() string {
 		return x.Timezone
 	}
 	return ""
+}
+
+func (x *GetSettingsResponse) GetHiddenBoardColumns() []string {
+	if x != nil {
+		return x.HiddenBoardColumns
+	}
+	return nil
 }
 
 // ServiceKey is one configured outside service as the settings show it.
@@ -325,7 +334,8 @@ type UpdateSettingsRequest struct {
 	// url). An empty list is the same as none: to remove every service, name
 	// serviceKeys in clearFields.
 	ServiceKeys []*ServiceKeyInput `protobuf:"bytes,3,rep,name=service_keys,json=serviceKeys,proto3" json:"service_keys,omitempty"`
-	// The JSON names of fields to empty. Allowed: serviceKeys. Any other name,
+	// The JSON names of fields to empty. Allowed: serviceKeys,
+	// hiddenBoardColumns. Any other name,
 	// or a field also supplied in the same request, is refused (400).
 	ClearFields []string `protobuf:"bytes,4,rep,name=clear_fields,json=clearFields,proto3" json:"clear_fields,omitempty"`
 	// public, private or network.
@@ -333,9 +343,13 @@ type UpdateSettingsRequest struct {
 	// The profile's text; "" empties it.
 	Bio *string `protobuf:"bytes,6,opt,name=bio,proto3,oneof" json:"bio,omitempty"`
 	// An IANA time zone name (e.g. Europe/Paris); others are refused.
-	Timezone      *string `protobuf:"bytes,7,opt,name=timezone,proto3,oneof" json:"timezone,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Timezone *string `protobuf:"bytes,7,opt,name=timezone,proto3,oneof" json:"timezone,omitempty"`
+	// The board columns (card statuses) to hide, replacing the hidden set when
+	// non-empty (an empty list is the same as none: to show every column,
+	// name hiddenBoardColumns in clearFields).
+	HiddenBoardColumns []string `protobuf:"bytes,20,rep,name=hidden_board_columns,json=hiddenBoardColumns,proto3" json:"hidden_board_columns,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *UpdateSettingsRequest) Reset() {
@@ -417,6 +431,13 @@ func (x *UpdateSettingsRequest) GetTimezone() string {
 	return ""
 }
 
+func (x *UpdateSettingsRequest) GetHiddenBoardColumns() []string {
+	if x != nil {
+		return x.HiddenBoardColumns
+	}
+	return nil
+}
+
 // UpdateSettingsResponse carries only the fields the request supplied.
 type UpdateSettingsResponse struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
@@ -429,8 +450,10 @@ type UpdateSettingsResponse struct {
 	ProfileVisibility *string  `protobuf:"bytes,5,opt,name=profile_visibility,json=profileVisibility,proto3,oneof" json:"profile_visibility,omitempty"`
 	Bio               *string  `protobuf:"bytes,6,opt,name=bio,proto3,oneof" json:"bio,omitempty"`
 	Timezone          *string  `protobuf:"bytes,7,opt,name=timezone,proto3,oneof" json:"timezone,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The hidden board columns after a supplied hiddenBoardColumns.
+	HiddenBoardColumns []string `protobuf:"bytes,20,rep,name=hidden_board_columns,json=hiddenBoardColumns,proto3" json:"hidden_board_columns,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *UpdateSettingsResponse) Reset() {
@@ -512,12 +535,19 @@ func (x *UpdateSettingsResponse) GetTimezone() string {
 	return ""
 }
 
+func (x *UpdateSettingsResponse) GetHiddenBoardColumns() []string {
+	if x != nil {
+		return x.HiddenBoardColumns
+	}
+	return nil
+}
+
 var File_switchboard_v1_settings_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\n" +
 	"\x1dswitchboard/v1/settings.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cswitchboard/v1/options.proto\"\x14\n" +
-	"\x12GetSettingsRequest\"\xcb\x03\n" +
+	"\x12GetSettingsRequest\"\x8e\x04\n" +
 	"\x13GetSettingsResponse\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12,\n" +
 	"\x12queue_auto_approve\x18\x02 \x01(\bR\x10queueAutoApprove\x12*\n" +
@@ -529,7 +559,8 @@ const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\x12profile_visibility\x18\b \x01(\tB\x16\xba\xf5\x18\x12profile_visibilityR\x11profileVisibility\x12\x10\n" +
 	"\x03bio\x18\t \x01(\tR\x03bio\x12\x1a\n" +
 	"\btimezone\x18\n" +
-	" \x01(\tR\btimezoneB\x11\n" +
+	" \x01(\tR\btimezone\x12A\n" +
+	"\x14hidden_board_columns\x18\x14 \x03(\tB\x0f\xba\xf5\x18\vcard_statusR\x12hiddenBoardColumnsB\x11\n" +
 	"\x0f_assistant_name\"d\n" +
 	"\n" +
 	"ServiceKey\x12%\n" +
@@ -541,7 +572,7 @@ const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\aservice\x18\x01 \x01(\tB\x13\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\aserviceR\aservice\x12\x1a\n" +
 	"\x03url\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10R\x03url\x12%\n" +
 	"\x06secret\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x00R\x06secret\x88\x01\x01B\t\n" +
-	"\a_secret\"\xd8\x03\n" +
+	"\a_secret\"\xab\x04\n" +
 	"\x15UpdateSettingsRequest\x121\n" +
 	"\x12queue_auto_approve\x18\x01 \x01(\bH\x00R\x10queueAutoApprove\x88\x01\x01\x12!\n" +
 	"\x04mode\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x01R\x04mode\x88\x01\x01\x12L\n" +
@@ -549,12 +580,15 @@ const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\fclear_fields\x18\x04 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10d\"\x04r\x02\x18@R\vclearFields\x12Q\n" +
 	"\x12profile_visibility\x18\x05 \x01(\tB\x1d\xbaH\x04r\x02\x18d\xba\xf5\x18\x12profile_visibilityH\x02R\x11profileVisibility\x88\x01\x01\x12\x1f\n" +
 	"\x03bio\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fH\x03R\x03bio\x88\x01\x01\x12(\n" +
-	"\btimezone\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@H\x04R\btimezone\x88\x01\x01B\x15\n" +
+	"\btimezone\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@H\x04R\btimezone\x88\x01\x01\x12Q\n" +
+	"\x14hidden_board_columns\x18\x14 \x03(\tB\x1f\xbaH\r\x92\x01\n" +
+	"\x10\n" +
+	"\x18\x01\"\x04r\x02\x18 \xba\xf5\x18\vcard_statusR\x12hiddenBoardColumnsB\x15\n" +
 	"\x13_queue_auto_approveB\a\n" +
 	"\x05_modeB\x15\n" +
 	"\x13_profile_visibilityB\x06\n" +
 	"\x04_bioB\v\n" +
-	"\t_timezone\"\x9c\x03\n" +
+	"\t_timezone\"\xdf\x03\n" +
 	"\x16UpdateSettingsResponse\x121\n" +
 	"\x12queue_auto_approve\x18\x01 \x01(\bH\x00R\x10queueAutoApprove\x88\x01\x01\x12\x17\n" +
 	"\x04mode\x18\x02 \x01(\tH\x01R\x04mode\x88\x01\x01\x12=\n" +
@@ -562,7 +596,8 @@ const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\fclear_fields\x18\x04 \x03(\tR\vclearFields\x12J\n" +
 	"\x12profile_visibility\x18\x05 \x01(\tB\x16\xba\xf5\x18\x12profile_visibilityH\x02R\x11profileVisibility\x88\x01\x01\x12\x15\n" +
 	"\x03bio\x18\x06 \x01(\tH\x03R\x03bio\x88\x01\x01\x12\x1f\n" +
-	"\btimezone\x18\a \x01(\tH\x04R\btimezone\x88\x01\x01:\x04\xd0\xf3\x18\x01B\x15\n" +
+	"\btimezone\x18\a \x01(\tH\x04R\btimezone\x88\x01\x01\x12A\n" +
+	"\x14hidden_board_columns\x18\x14 \x03(\tB\x0f\xba\xf5\x18\vcard_statusR\x12hiddenBoardColumns:\x04\xd0\xf3\x18\x01B\x15\n" +
 	"\x13_queue_auto_approveB\a\n" +
 	"\x05_modeB\x15\n" +
 	"\x13_profile_visibilityB\x06\n" +

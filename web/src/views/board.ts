@@ -1,6 +1,8 @@
-// Board: one column per card status, each paged on its own. Cards show their
-// checklist progress, labels, due date, contacts and the pending-review badge;
-// a card moves by drag and drop or, from the keyboard, with its Move control.
+// Board: one column per card status, each paged on its own, less the columns
+// the operator hides (boardColumns.ts). Cards show their checklist progress,
+// labels, due date, contacts, the pending-review badge and, while a linked
+// queue item waits for approval, that; a card moves by dragging it (mouse,
+// touch, or the keyboard on its grip: boardDrag.ts) or with its Move control.
 import { signal } from "../signal";
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
@@ -9,6 +11,8 @@ import type { BoardInsight } from "../gen/switchboard/v1/board_pb";
 import { announce, onRefresh } from "../refresh";
 import { Region, cardStatuses, chip, dueDate, emptyState, pager, reportUnauthenticated, toast, type View } from "../ui";
 import { openCardEditor } from "./cardEditor";
+import { BoardDrag } from "./boardDrag";
+import { columnChooser, loadHidden, scrollCue } from "./boardColumns";
 import { termLabel } from "../vocabulary";
 import { CardStatus } from "../gen/vocabulary_terms";
 
@@ -27,7 +31,20 @@ async function moveCard(card: KanbanCard, status: string, problem: HTMLElement):
   }
 }
 
-function cardEl(card: KanbanCard): HTMLElement {
+// awaiting says that queue items linked to the card still wait for the
+// operator's approval (Now is where they are approved): such a card sits in
+// the active column, but nothing on it is under way yet.
+function awaiting(card: KanbanCard): HTMLElement | null {
+  const n = card.itemsAwaitingApproval;
+  if (n <= 0) return null;
+  return h(
+    "a",
+    { class: "chip awaiting-approval", href: "#/now", title: "Approve or reject in Now" },
+    n === 1 ? "Awaiting approval" : `${n} awaiting approval`,
+  );
+}
+
+function cardEl(card: KanbanCard, drag: BoardDrag): HTMLElement {
   const problem = h("div", { class: "item-problem" });
   const done = card.checklist.filter((c) => c.completed).length;
   const total = card.checklist.length;
@@ -40,21 +57,14 @@ function cardEl(card: KanbanCard): HTMLElement {
   const el = h(
     "article",
     {
-      class: `kcard priority-${card.priority}`,
-      draggable: "true",
+      class: `kcard priority-${card.priority}${card.itemsAwaitingApproval > 0 ? " awaiting" : ""}`,
       "data-id": card.id,
       "aria-label": card.title,
-      ondragstart: (e: DragEvent) => {
-        e.dataTransfer?.setData("application/x-switchboard-card", card.id);
-        e.dataTransfer?.setData("text/plain", card.title);
-        if (e.dataTransfer) e.dataTransfer.effectAllowed = "move";
-        el.classList.add("dragging");
-      },
-      ondragend: () => el.classList.remove("dragging"),
     },
     h(
       "h3",
       null,
+      drag.grip(card.id, card.title, card.status),
       h(
         "button",
         {
@@ -69,6 +79,7 @@ function cardEl(card: KanbanCard): HTMLElement {
     h(
       "div",
       { class: "chips" },
+      awaiting(card),
       chip("priority", "priority", card.priority),
       card.pendingReview && h("span", { class: "chip pending-review" }, "Pending review"),
       card.assignee === "agent" && chip("assignee", "assignee", "agent"),
@@ -107,6 +118,7 @@ function cardEl(card: KanbanCard): HTMLElement {
     ),
     problem,
   );
+  drag.attach(el, card.id, card.title, card.status);
   return el;
 }
 
@@ -169,6 +181,26 @@ export function boardView(params: URLSearchParams): View {
   const regions = new Map<string, Region>();
   const counts = new Map<string, HTMLElement>();
   const cards = new Map<string, KanbanCard>();
+  // Until the settings answer, every column counts as hidden: none loads twice.
+  let hidden = new Set<string>(cardStatuses);
+  const shownStatuses = () => cardStatuses.filter((s) => !hidden.has(s));
+  // The card a keyboard drop moved: its grip takes the focus once it shows
+  // in its new column.
+  let refocus = "";
+
+  const drag = new BoardDrag({
+    strip: () => strip,
+    columns: () => columns.filter((c) => !c.hidden),
+    drop: (cardId, status) => {
+      const card = cards.get(cardId);
+      if (!card) return;
+      refocus = document.activeElement?.classList.contains("grip") ? cardId : "";
+      const problem = h("div");
+      void moveCard(card, status, problem).then(() => {
+        if (problem.childElementCount) regions.get(status)?.el.prepend(problem);
+      });
+    },
+  });
 
   const loadColumn = (status: string) => {
     const region = regions.get(status)!;
@@ -183,8 +215,14 @@ export function boardView(params: URLSearchParams): View {
       // Archived cards (a merge's source, an applied archive candidate) leave the board.
       const shown = res.cards.filter((c) => !c.isArchived);
       for (const c of shown) cards.set(c.id, c);
+      if (refocus && shown.some((c) => c.id === refocus)) {
+        const id = refocus;
+        refocus = "";
+        queueMicrotask(() => region.el.querySelector<HTMLElement>(`[data-focus-key="card-grip-${CSS.escape(id)}"]`)?.focus());
+      }
+      queueMicrotask(() => cue.update());
       return [
-        shown.length === 0 ? emptyState("No cards") : h("div", { class: "cards" }, shown.map(cardEl)),
+        shown.length === 0 ? emptyState("No cards") : h("div", { class: "cards" }, shown.map((c) => cardEl(c, drag))),
         p &&
           pager(
             { offset: p.offset, limit: p.limit, total: p.total, hasMore: p.hasMore },
@@ -199,7 +237,7 @@ export function boardView(params: URLSearchParams): View {
   };
   const insights = insightsPanel();
   const loadAll = () => {
-    cardStatuses.forEach((s) => void loadColumn(s));
+    shownStatuses().forEach((s) => void loadColumn(s));
     insights.load();
   };
 
@@ -209,31 +247,9 @@ export function boardView(params: URLSearchParams): View {
     const count = h("span", { class: "count" });
     counts.set(status, count);
     const headId = uid("col");
-    const col = h(
+    return h(
       "section",
-      {
-        class: "column",
-        "aria-labelledby": headId,
-        "data-status": status,
-        ondragover: (e: DragEvent) => {
-          if (e.dataTransfer?.types.includes("application/x-switchboard-card")) {
-            e.preventDefault();
-            col.classList.add("drop");
-          }
-        },
-        ondragleave: () => col.classList.remove("drop"),
-        ondrop: (e: DragEvent) => {
-          col.classList.remove("drop");
-          const id = e.dataTransfer?.getData("application/x-switchboard-card");
-          const card = id ? cards.get(id) : undefined;
-          if (!card) return;
-          e.preventDefault();
-          const problem = h("div");
-          void moveCard(card, status, problem).then(() => {
-            if (problem.childElementCount) region.el.prepend(problem);
-          });
-        },
-      },
+      { class: "column", "aria-labelledby": headId, "data-status": status, hidden: true },
       h(
         "div",
         { class: "column-head" },
@@ -251,10 +267,12 @@ export function boardView(params: URLSearchParams): View {
       ),
       region.el,
     );
-    return col;
   });
+  const columnOf = (status: string) => columns[cardStatuses.indexOf(status)];
 
   const strip = h("div", { class: "columns" }, columns);
+  const cue = scrollCue(strip);
+  const allHidden = h("p", { class: "empty", hidden: true }, "Every column is hidden: choose columns to show under Columns.");
 
   const searchInput = h("input", {
     type: "search",
@@ -274,6 +292,7 @@ export function boardView(params: URLSearchParams): View {
     }, 300);
   });
 
+  const chooserSlot = h("span", { class: "column-chooser-slot" });
   const el = h(
     "div",
     { class: "view board" },
@@ -285,19 +304,41 @@ export function boardView(params: URLSearchParams): View {
         "form",
         { class: "toolbar", role: "search", onsubmit: (e: Event) => e.preventDefault() },
         searchInput,
+        chooserSlot,
         h("button", { type: "button", onclick: () => openCardEditor({ status: CardStatus.Active }) }, "New card"),
       ),
     ),
     insights.el,
-    strip,
+    drag.help,
+    drag.status,
+    allHidden,
+    cue.el,
   );
   insights.load();
-  // The first view starts at the first column that holds cards, so a board
-  // whose work sits in later columns does not open on empty ones. Later
-  // refreshes leave the operator's scroll alone.
-  void Promise.all(cardStatuses.map(loadColumn)).then(() => {
-    const first = cardStatuses.findIndex((s) => (counts.get(s)?.textContent ?? "0") !== "0");
-    if (first > 0 && strip.scrollLeft === 0) strip.scrollLeft = columns[first].offsetLeft - columns[0].offsetLeft;
+  const showColumns = () => {
+    for (const s of cardStatuses) columnOf(s).hidden = hidden.has(s);
+    allHidden.hidden = shownStatuses().length > 0;
+    cue.update();
+  };
+  void loadHidden().then((saved) => {
+    hidden = saved;
+    showColumns();
+    replace(
+      chooserSlot,
+      columnChooser(hidden, (status, shown) => {
+        showColumns();
+        if (shown) void loadColumn(status);
+      }),
+    );
+    // The first view starts at the first column that holds cards, so a board
+    // whose work sits in later columns does not open on empty ones. Later
+    // refreshes leave the operator's scroll alone.
+    const visible = shownStatuses();
+    void Promise.all(visible.map(loadColumn)).then(() => {
+      const first = visible.findIndex((s) => (counts.get(s)?.textContent ?? "0") !== "0");
+      if (first > 0 && strip.scrollLeft === 0) strip.scrollLeft = columnOf(visible[first]).offsetLeft - columnOf(visible[0]).offsetLeft;
+      cue.update();
+    });
   });
   const open = params.get("card");
   if (open) queueMicrotask(() => openCardEditor({ id: open }));
@@ -306,6 +347,8 @@ export function boardView(params: URLSearchParams): View {
     el,
     unmount() {
       off();
+      drag.stop();
+      cue.stop();
       clearTimeout(timer);
     },
   };

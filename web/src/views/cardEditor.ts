@@ -35,7 +35,11 @@ export function openCardEditor(opts: { id?: string; status?: string }): void {
   const close = () => {
     dialog.close();
   };
+  // Leaving the page (Back, a link, a tab) leaves the editor too: a modal
+  // left open would cover the next view.
+  window.addEventListener("hashchange", close);
   dialog.addEventListener("close", () => {
+    window.removeEventListener("hashchange", close);
     dialog.remove();
     if (opener && document.contains(opener)) opener.focus();
   });

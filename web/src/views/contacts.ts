@@ -1,11 +1,13 @@
 // Contacts: search (name, email, company) and a tag filter over a paged list;
-// a contact's detail shows its fields and the cards it is linked to.
+// a contact's detail shows its fields and the cards it is linked to, and
+// edits or deletes it (contactEdit.ts).
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { Contact, ContactDetail } from "../gen/switchboard/v1/contacts_pb";
 import { announce } from "../refresh";
 import { Region, chip, dueDate, emptyState, pageOf, pager, reportUnauthenticated, toast, type View } from "../ui";
 import { termLabel } from "../vocabulary";
+import { contactEditForm, deleteContact } from "./contactEdit";
 
 const pageSize = 20;
 
@@ -247,14 +249,45 @@ export function contactsView(params: URLSearchParams, id?: string): View {
     ),
   );
   void load();
-  if (id) {
-    void side.load(async () => {
-      const res = await api.contacts.getContact({ id });
+  const loadSide = (contactId: string) =>
+    side.load(async () => {
+      const res = await api.contacts.getContact({ id: contactId });
       if (!res.contact) throw new Error("The contact was not found.");
-      const d = detail(res.contact);
-      queueMicrotask(() => d.querySelector<HTMLElement>("#contact-title")?.focus());
-      return d;
+      const c = res.contact;
+      const box = h("div");
+      const problem = h("div");
+      const show = () => {
+        const d = detail(c);
+        replace(
+          box,
+          d,
+          h(
+            "div",
+            { class: "editor-actions contact-actions" },
+            h("button", { type: "button", class: "secondary", onclick: () => edit() }, "Edit contact"),
+            deleteContact(c, problem, () => {
+              location.hash = "#/contacts";
+            }),
+          ),
+          problem,
+        );
+        queueMicrotask(() => d.querySelector<HTMLElement>("#contact-title")?.focus());
+      };
+      const edit = () =>
+        replace(
+          box,
+          contactEditForm(
+            c,
+            () => {
+              void loadSide(contactId);
+              void load();
+            },
+            show,
+          ),
+        );
+      show();
+      return box;
     });
-  }
+  if (id) void loadSide(id);
   return { el, unmount: () => clearTimeout(timer) };
 }

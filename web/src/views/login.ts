@@ -1,7 +1,8 @@
-// The login page (session cookie; the browser never holds an API key), with
-// the first-run owner setup beside it while the instance has no owner, so a
-// fresh server needs no curl.
-import { api, errorText } from "../api";
+// The login page (session cookie; the browser never holds an API key). While
+// the instance has no owner it opens on creating one (a fresh server needs no
+// curl), with the login a click away; a login there answers "No account
+// exists yet: create the owner" (NO_ACCOUNT) and leads back to it.
+import { api, errorCode, errorText } from "../api";
 import { h, replace, uid } from "../dom";
 
 // id is absent in an account kept by an older dashboard.
@@ -29,6 +30,14 @@ export function loginView(notice: string, done: (u: LoggedIn) => void): HTMLElem
     done({ username: res.user?.username ?? identity, name: res.user?.name ?? "", id: res.user?.id });
   };
 
+  // The login's title heads the page, or sits under owner creation's.
+  let loginTitle: HTMLElement = h("h1", { id: "login-title" }, "Log in to Switchboard");
+  const titleLevel = (tag: "h1" | "h2") => {
+    if (loginTitle.tagName === tag.toUpperCase()) return;
+    const t = h(tag, { id: "login-title" }, "Log in to Switchboard");
+    loginTitle.replaceWith(t);
+    loginTitle = t;
+  };
   const form = h(
     "form",
     {
@@ -42,13 +51,14 @@ export function loginView(notice: string, done: (u: LoggedIn) => void): HTMLElem
           await login(who.value.trim(), password.value);
         } catch (err) {
           replace(status, h("p", { class: "error", role: "alert" }, errorText(err)));
-          password.select();
+          if (errorCode(err) === "NO_ACCOUNT") showFresh(true);
+          else password.select();
         } finally {
           submit.disabled = false;
         }
       },
     },
-    h("h1", { id: "login-title" }, "Log in to Switchboard"),
+    loginTitle,
     notice && h("p", { class: "notice", role: "status" }, notice),
     field("Username or email", who),
     field("Password", password),
@@ -69,55 +79,69 @@ export function loginView(notice: string, done: (u: LoggedIn) => void): HTMLElem
   const setupButton = h("button", { type: "submit" }, "Create the owner account");
   const termsId = uid("f");
   su.terms.id = termsId;
-  const setup = h(
-    "details",
-    { class: "card-panel setup" },
-    h("summary", null, "First run? Create the owner account"),
-    h(
-      "form",
-      {
-        onsubmit: async (e: Event) => {
-          e.preventDefault();
-          setupButton.disabled = true;
-          replace(setupStatus, h("p", { role: "status" }, "Creating the account…"));
-          try {
-            await api.accounts.setup({
-              username: su.username.value.trim(),
-              name: su.name.value.trim(),
-              email: su.email.value.trim(),
-              password: su.password.value,
-              acceptedTerms: su.terms.checked,
-            });
-            await login(su.username.value.trim(), su.password.value);
-          } catch (err) {
-            replace(setupStatus, h("p", { class: "error", role: "alert" }, errorText(err)));
-          } finally {
-            setupButton.disabled = false;
-          }
-        },
+  const setupForm = h(
+    "form",
+    {
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        setupButton.disabled = true;
+        replace(setupStatus, h("p", { role: "status" }, "Creating the account…"));
+        try {
+          await api.accounts.setup({
+            username: su.username.value.trim(),
+            name: su.name.value.trim(),
+            email: su.email.value.trim(),
+            password: su.password.value,
+            acceptedTerms: su.terms.checked,
+          });
+          await login(su.username.value.trim(), su.password.value);
+        } catch (err) {
+          replace(setupStatus, h("p", { class: "error", role: "alert" }, errorText(err)));
+        } finally {
+          setupButton.disabled = false;
+        }
       },
-      h("p", { class: "hint" }, "Only on a new server: the first account owns the instance."),
-      field("Username (2–30 of a–z, 0–9, _ . -)", su.username),
-      field("Name", su.name),
-      field("Email", su.email),
-      field("Password (at least 8 characters)", su.password),
-      h("div", { class: "field check" }, su.terms, h("label", { for: termsId }, "I accept the terms of use")),
-      setupStatus,
-      setupButton,
-    ),
+    },
+    h("p", { class: "hint" }, "This server has no account yet: the first account owns the instance."),
+    field("Username (2–30 of a–z, 0–9, _ . -)", su.username),
+    field("Name", su.name),
+    field("Email", su.email),
+    field("Password (at least 8 characters)", su.password),
+    h("div", { class: "field check" }, su.terms, h("label", { for: termsId }, "I accept the terms of use")),
+    setupStatus,
+    setupButton,
   );
+  const setupTitle = h("h1", { id: "setup-title" }, "Create the owner account");
+  const setup = h("section", { class: "card-panel setup", "aria-labelledby": "setup-title" }, setupTitle, setupForm);
 
-  const page = h("main", { id: "main", class: "login", tabindex: -1 }, form);
-  // Setup is offered only while the instance has no owner; if the server
-  // cannot say, it is offered and POST /api/setup's 409 answers for it.
+  const page = h("main", { id: "main", class: "login", tabindex: -1 }, h("p", { class: "loading", role: "status" }, "Loading…"));
+
+  // An instance with its owner: the login alone.
+  const showLogin = () => {
+    titleLevel("h1");
+    replace(page, form);
+    page.dataset.setup = "done";
+    queueMicrotask(() => who.focus());
+  };
+  // A fresh instance: owner creation first, the login folded under it
+  // (opened when a login has just been refused, to show why).
+  function showFresh(loginOpen: boolean): void {
+    const later = h(
+      "details",
+      { class: "card-panel login-later", open: loginOpen },
+      h("summary", null, "Already set up? Log in"),
+      form,
+    );
+    titleLevel("h2");
+    replace(page, setup, later);
+    page.dataset.setup = "offered";
+    queueMicrotask(() => su.username.focus());
+  }
+  // If the server cannot say whether an owner exists, the login shows: on a
+  // fresh instance its answer (NO_ACCOUNT) leads to owner creation.
   api.accounts
     .getSetup({})
-    .then((res) => res.ownerExists)
-    .catch(() => false)
-    .then((ownerExists) => {
-      if (!ownerExists) page.append(setup);
-      page.dataset.setup = ownerExists ? "done" : "offered";
-    });
-  queueMicrotask(() => who.focus());
+    .then((res) => (res.ownerExists ? showLogin() : showFresh(false)))
+    .catch(() => showLogin());
   return page;
 }

@@ -43,6 +43,9 @@ const (
 	AccountServiceLoginProcedure = "/switchboard.v1.AccountService/Login"
 	// AccountServiceLogoutProcedure is the fully-qualified name of the AccountService's Logout RPC.
 	AccountServiceLogoutProcedure = "/switchboard.v1.AccountService/Logout"
+	// AccountServiceGetCurrentUserProcedure is the fully-qualified name of the AccountService's
+	// GetCurrentUser RPC.
+	AccountServiceGetCurrentUserProcedure = "/switchboard.v1.AccountService/GetCurrentUser"
 	// AccountServiceCheckUsernameProcedure is the fully-qualified name of the AccountService's
 	// CheckUsername RPC.
 	AccountServiceCheckUsernameProcedure = "/switchboard.v1.AccountService/CheckUsername"
@@ -60,10 +63,15 @@ type AccountServiceClient interface {
 	GetSetup(context.Context, *v1.GetSetupRequest) (*v1.GetSetupResponse, error)
 	// Signup creates a further account.
 	Signup(context.Context, *v1.SignupRequest) (*v1.SignupResponse, error)
-	// Login checks a password and sets the session cookie.
+	// Login checks a password and sets the session cookie. Before any account
+	// exists it answers 400 (failed_precondition) "No account exists yet:
+	// create the owner", code NO_ACCOUNT.
 	Login(context.Context, *v1.LoginRequest) (*v1.LoginResponse, error)
 	// Logout ends the current session and clears the cookie.
 	Logout(context.Context, *v1.LogoutRequest) (*v1.LogoutResponse, error)
+	// GetCurrentUser answers the signed-in account, so every tab of the
+	// dashboard can name its user.
+	GetCurrentUser(context.Context, *v1.GetCurrentUserRequest) (*v1.GetCurrentUserResponse, error)
 	// CheckUsername tells whether a username can be taken.
 	CheckUsername(context.Context, *v1.CheckUsernameRequest) (*v1.CheckUsernameResponse, error)
 	// ResolveUsers maps handles to users and teams (one namespace); the REST
@@ -114,6 +122,12 @@ func NewAccountServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(accountServiceMethods.ByName("Logout")),
 			connect.WithClientOptions(opts...),
 		),
+		getCurrentUser: connect.NewClient[v1.GetCurrentUserRequest, v1.GetCurrentUserResponse](
+			httpClient,
+			baseURL+AccountServiceGetCurrentUserProcedure,
+			connect.WithSchema(accountServiceMethods.ByName("GetCurrentUser")),
+			connect.WithClientOptions(opts...),
+		),
 		checkUsername: connect.NewClient[v1.CheckUsernameRequest, v1.CheckUsernameResponse](
 			httpClient,
 			baseURL+AccountServiceCheckUsernameProcedure,
@@ -131,13 +145,14 @@ func NewAccountServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 
 // accountServiceClient implements AccountServiceClient.
 type accountServiceClient struct {
-	setup         *connect.Client[v1.SetupRequest, v1.SetupResponse]
-	getSetup      *connect.Client[v1.GetSetupRequest, v1.GetSetupResponse]
-	signup        *connect.Client[v1.SignupRequest, v1.SignupResponse]
-	login         *connect.Client[v1.LoginRequest, v1.LoginResponse]
-	logout        *connect.Client[v1.LogoutRequest, v1.LogoutResponse]
-	checkUsername *connect.Client[v1.CheckUsernameRequest, v1.CheckUsernameResponse]
-	resolveUsers  *connect.Client[v1.ResolveUsersRequest, v1.ResolveUsersResponse]
+	setup          *connect.Client[v1.SetupRequest, v1.SetupResponse]
+	getSetup       *connect.Client[v1.GetSetupRequest, v1.GetSetupResponse]
+	signup         *connect.Client[v1.SignupRequest, v1.SignupResponse]
+	login          *connect.Client[v1.LoginRequest, v1.LoginResponse]
+	logout         *connect.Client[v1.LogoutRequest, v1.LogoutResponse]
+	getCurrentUser *connect.Client[v1.GetCurrentUserRequest, v1.GetCurrentUserResponse]
+	checkUsername  *connect.Client[v1.CheckUsernameRequest, v1.CheckUsernameResponse]
+	resolveUsers   *connect.Client[v1.ResolveUsersRequest, v1.ResolveUsersResponse]
 }
 
 // Setup calls switchboard.v1.AccountService.Setup.
@@ -185,6 +200,15 @@ func (c *accountServiceClient) Logout(ctx context.Context, req *v1.LogoutRequest
 	return nil, err
 }
 
+// GetCurrentUser calls switchboard.v1.AccountService.GetCurrentUser.
+func (c *accountServiceClient) GetCurrentUser(ctx context.Context, req *v1.GetCurrentUserRequest) (*v1.GetCurrentUserResponse, error) {
+	response, err := c.getCurrentUser.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // CheckUsername calls switchboard.v1.AccountService.CheckUsername.
 func (c *accountServiceClient) CheckUsername(ctx context.Context, req *v1.CheckUsernameRequest) (*v1.CheckUsernameResponse, error) {
 	response, err := c.checkUsername.CallUnary(ctx, connect.NewRequest(req))
@@ -212,10 +236,15 @@ type AccountServiceHandler interface {
 	GetSetup(context.Context, *v1.GetSetupRequest) (*v1.GetSetupResponse, error)
 	// Signup creates a further account.
 	Signup(context.Context, *v1.SignupRequest) (*v1.SignupResponse, error)
-	// Login checks a password and sets the session cookie.
+	// Login checks a password and sets the session cookie. Before any account
+	// exists it answers 400 (failed_precondition) "No account exists yet:
+	// create the owner", code NO_ACCOUNT.
 	Login(context.Context, *v1.LoginRequest) (*v1.LoginResponse, error)
 	// Logout ends the current session and clears the cookie.
 	Logout(context.Context, *v1.LogoutRequest) (*v1.LogoutResponse, error)
+	// GetCurrentUser answers the signed-in account, so every tab of the
+	// dashboard can name its user.
+	GetCurrentUser(context.Context, *v1.GetCurrentUserRequest) (*v1.GetCurrentUserResponse, error)
 	// CheckUsername tells whether a username can be taken.
 	CheckUsername(context.Context, *v1.CheckUsernameRequest) (*v1.CheckUsernameResponse, error)
 	// ResolveUsers maps handles to users and teams (one namespace); the REST
@@ -262,6 +291,12 @@ func NewAccountServiceHandler(svc AccountServiceHandler, opts ...connect.Handler
 		connect.WithSchema(accountServiceMethods.ByName("Logout")),
 		connect.WithHandlerOptions(opts...),
 	)
+	accountServiceGetCurrentUserHandler := connect.NewUnaryHandlerSimple(
+		AccountServiceGetCurrentUserProcedure,
+		svc.GetCurrentUser,
+		connect.WithSchema(accountServiceMethods.ByName("GetCurrentUser")),
+		connect.WithHandlerOptions(opts...),
+	)
 	accountServiceCheckUsernameHandler := connect.NewUnaryHandlerSimple(
 		AccountServiceCheckUsernameProcedure,
 		svc.CheckUsername,
@@ -286,6 +321,8 @@ func NewAccountServiceHandler(svc AccountServiceHandler, opts ...connect.Handler
 			accountServiceLoginHandler.ServeHTTP(w, r)
 		case AccountServiceLogoutProcedure:
 			accountServiceLogoutHandler.ServeHTTP(w, r)
+		case AccountServiceGetCurrentUserProcedure:
+			accountServiceGetCurrentUserHandler.ServeHTTP(w, r)
 		case AccountServiceCheckUsernameProcedure:
 			accountServiceCheckUsernameHandler.ServeHTTP(w, r)
 		case AccountServiceResolveUsersProcedure:
@@ -317,6 +354,10 @@ func (UnimplementedAccountServiceHandler) Login(context.Context, *v1.LoginReques
 
 func (UnimplementedAccountServiceHandler) Logout(context.Context, *v1.LogoutRequest) (*v1.LogoutResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.AccountService.Logout is not implemented"))
+}
+
+func (UnimplementedAccountServiceHandler) GetCurrentUser(context.Context, *v1.GetCurrentUserRequest) (*v1.GetCurrentUserResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.AccountService.GetCurrentUser is not implemented"))
 }
 
 func (UnimplementedAccountServiceHandler) CheckUsername(context.Context, *v1.CheckUsernameRequest) (*v1.CheckUsernameResponse, error) {

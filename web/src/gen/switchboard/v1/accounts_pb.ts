@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/accounts.proto.
  */
 export const file_switchboard_v1_accounts: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zd2l0Y2hib2FyZC92MS9hY2NvdW50cy5wcm90bxIOc3dpdGNoYm9hcmQudjEirgEKBFVzZXISCgoCaWQYASABKAkSEAoIdXNlcm5hbWUYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEbmFtZRgEIAEoCRIbCgRyb2xlGAUgASgJQg269RgJdXNlcl9yb2xlEhMKBmF2YXRhchgGIAEoCUgAiAEBEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgkKB19hdmF0YXIipQEKDFNldHVwUmVxdWVzdBIeCgh1c2VybmFtZRgBIAEoCUIMukgFcgMY9APo8xgBEhsKBWVtYWlsGAIgASgJQgy6SAVyAxj+AejzGAESHgoIcGFzc3dvcmQYAyABKAlCDLpIBXIDGOgH6PMYARIaCgRuYW1lGAQgASgJQgy6SAVyAxj0A+jzGAESHAoOYWNjZXB0ZWRfdGVybXMYBSABKAhCBOjzGAEiMwoNU2V0dXBSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuc3dpdGNoYm9hcmQudjEuVXNlciIRCg9HZXRTZXR1cFJlcXVlc3QiKAoQR2V0U2V0dXBSZXNwb25zZRIUCgxvd25lcl9leGlzdHMYASABKAgiiAEKDVNpZ251cFJlcXVlc3QSHgoIdXNlcm5hbWUYASABKAlCDLpIBXIDGPQD6PMYARIbCgVlbWFpbBgCIAEoCUIMukgFcgMY/gHo8xgBEh4KCHBhc3N3b3JkGAMgASgJQgy6SAVyAxjoB+jzGAESGgoEbmFtZRgEIAEoCUIMukgFcgMY9APo8xgBIjQKDlNpZ251cFJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5zd2l0Y2hib2FyZC52MS5Vc2VyImMKDExvZ2luUmVxdWVzdBIXCgVlbWFpbBgBIAEoCUIIukgFcgMY/gESGgoIdXNlcm5hbWUYAiABKAlCCLpIBXIDGPQDEh4KCHBhc3N3b3JkGAMgASgJQgy6SAVyAxjoB+jzGAEiMwoNTG9naW5SZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuc3dpdGNoYm9hcmQudjEuVXNlciIPCg1Mb2dvdXRSZXF1ZXN0IhAKDkxvZ291dFJlc3BvbnNlIjYKFENoZWNrVXNlcm5hbWVSZXF1ZXN0Eh4KCHVzZXJuYW1lGAEgASgJQgy6SAVyAxj0A+jzGAEiXAoVQ2hlY2tVc2VybmFtZVJlc3BvbnNlEhEKCWF2YWlsYWJsZRgBIAEoCBIQCgh1c2VybmFtZRgCIAEoCRITCgZyZWFzb24YAyABKAlIAIgBAUIJCgdfcmVhc29uIjYKE1Jlc29sdmVVc2Vyc1JlcXVlc3QSHwoJdXNlcm5hbWVzGAEgASgJQgy6SAVyAxj0A+jzGAEiogEKFFJlc29sdmVVc2Vyc1Jlc3BvbnNlEj4KBXVzZXJzGAEgAygLMi8uc3dpdGNoYm9hcmQudjEuUmVzb2x2ZVVzZXJzUmVzcG9uc2UuVXNlcnNFbnRyeRpKCgpVc2Vyc0VudHJ5EgsKA2tleRgBIAEoCRIrCgV2YWx1ZRgCIAEoCzIcLnN3aXRjaGJvYXJkLnYxLlJlc29sdmVkVXNlcjoCOAEiaAoMUmVzb2x2ZWRVc2VyEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdXNlcm5hbWUYAyABKAkSEwoGYXZhdGFyGAQgASgJSACIAQESDAoEdHlwZRgFIAEoCUIJCgdfYXZhdGFyMroGCg5BY2NvdW50U2VydmljZRJsCgVTZXR1cBIcLnN3aXRjaGJvYXJkLnYxLlNldHVwUmVxdWVzdBodLnN3aXRjaGJvYXJkLnYxLlNldHVwUmVzcG9uc2UiJtrzGAgIASIEYXV0aODzGMkBgtPkkwIPOgEqIgovYXBpL3NldHVwEmcKCEdldFNldHVwEh8uc3dpdGNoYm9hcmQudjEuR2V0U2V0dXBSZXF1ZXN0GiAuc3dpdGNoYm9hcmQudjEuR2V0U2V0dXBSZXNwb25zZSIY2vMYAggBgtPkkwIMEgovYXBpL3NldHVwEnAKBlNpZ251cBIdLnN3aXRjaGJvYXJkLnYxLlNpZ251cFJlcXVlc3QaHi5zd2l0Y2hib2FyZC52MS5TaWdudXBSZXNwb25zZSIn2vMYCAgBIgRhdXRo4PMYyQGC0+STAhA6ASoiCy9hcGkvc2lnbnVwEmwKBUxvZ2luEhwuc3dpdGNoYm9hcmQudjEuTG9naW5SZXF1ZXN0Gh0uc3dpdGNoYm9hcmQudjEuTG9naW5SZXNwb25zZSIm2vMYCAgBIgRhdXRogtPkkwIUOgEqIg8vYXBpL2F1dGgvbG9naW4SawoGTG9nb3V0Eh0uc3dpdGNoYm9hcmQudjEuTG9nb3V0UmVxdWVzdBoeLnN3aXRjaGJvYXJkLnYxLkxvZ291dFJlc3BvbnNlIiLa8xgDEgECgtPkkwIVOgEqIhAvYXBpL2F1dGgvbG9nb3V0En8KDUNoZWNrVXNlcm5hbWUSJC5zd2l0Y2hib2FyZC52MS5DaGVja1VzZXJuYW1lUmVxdWVzdBolLnN3aXRjaGJvYXJkLnYxLkNoZWNrVXNlcm5hbWVSZXNwb25zZSIh2vMYAggBgtPkkwIVEhMvYXBpL3VzZXJuYW1lL2NoZWNrEoIBCgxSZXNvbHZlVXNlcnMSIy5zd2l0Y2hib2FyZC52MS5SZXNvbHZlVXNlcnNSZXF1ZXN0GiQuc3dpdGNoYm9hcmQudjEuUmVzb2x2ZVVzZXJzUmVzcG9uc2UiJ9rzGAIIAYLT5JMCG2IFdXNlcnMSEi9hcGkvdXNlcnMvcmVzb2x2ZUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options]);
+  fileDesc("Ch1zd2l0Y2hib2FyZC92MS9hY2NvdW50cy5wcm90bxIOc3dpdGNoYm9hcmQudjEirgEKBFVzZXISCgoCaWQYASABKAkSEAoIdXNlcm5hbWUYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEbmFtZRgEIAEoCRIbCgRyb2xlGAUgASgJQg269RgJdXNlcl9yb2xlEhMKBmF2YXRhchgGIAEoCUgAiAEBEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgkKB19hdmF0YXIipQEKDFNldHVwUmVxdWVzdBIeCgh1c2VybmFtZRgBIAEoCUIMukgFcgMY9APo8xgBEhsKBWVtYWlsGAIgASgJQgy6SAVyAxj+AejzGAESHgoIcGFzc3dvcmQYAyABKAlCDLpIBXIDGOgH6PMYARIaCgRuYW1lGAQgASgJQgy6SAVyAxj0A+jzGAESHAoOYWNjZXB0ZWRfdGVybXMYBSABKAhCBOjzGAEiMwoNU2V0dXBSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuc3dpdGNoYm9hcmQudjEuVXNlciIRCg9HZXRTZXR1cFJlcXVlc3QiKAoQR2V0U2V0dXBSZXNwb25zZRIUCgxvd25lcl9leGlzdHMYASABKAgiiAEKDVNpZ251cFJlcXVlc3QSHgoIdXNlcm5hbWUYASABKAlCDLpIBXIDGPQD6PMYARIbCgVlbWFpbBgCIAEoCUIMukgFcgMY/gHo8xgBEh4KCHBhc3N3b3JkGAMgASgJQgy6SAVyAxjoB+jzGAESGgoEbmFtZRgEIAEoCUIMukgFcgMY9APo8xgBIjQKDlNpZ251cFJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5zd2l0Y2hib2FyZC52MS5Vc2VyImMKDExvZ2luUmVxdWVzdBIXCgVlbWFpbBgBIAEoCUIIukgFcgMY/gESGgoIdXNlcm5hbWUYAiABKAlCCLpIBXIDGPQDEh4KCHBhc3N3b3JkGAMgASgJQgy6SAVyAxjoB+jzGAEiMwoNTG9naW5SZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuc3dpdGNoYm9hcmQudjEuVXNlciIXChVHZXRDdXJyZW50VXNlclJlcXVlc3QiPAoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuc3dpdGNoYm9hcmQudjEuVXNlciIPCg1Mb2dvdXRSZXF1ZXN0IhAKDkxvZ291dFJlc3BvbnNlIjYKFENoZWNrVXNlcm5hbWVSZXF1ZXN0Eh4KCHVzZXJuYW1lGAEgASgJQgy6SAVyAxj0A+jzGAEiXAoVQ2hlY2tVc2VybmFtZVJlc3BvbnNlEhEKCWF2YWlsYWJsZRgBIAEoCBIQCgh1c2VybmFtZRgCIAEoCRITCgZyZWFzb24YAyABKAlIAIgBAUIJCgdfcmVhc29uIjYKE1Jlc29sdmVVc2Vyc1JlcXVlc3QSHwoJdXNlcm5hbWVzGAEgASgJQgy6SAVyAxj0A+jzGAEiogEKFFJlc29sdmVVc2Vyc1Jlc3BvbnNlEj4KBXVzZXJzGAEgAygLMi8uc3dpdGNoYm9hcmQudjEuUmVzb2x2ZVVzZXJzUmVzcG9uc2UuVXNlcnNFbnRyeRpKCgpVc2Vyc0VudHJ5EgsKA2tleRgBIAEoCRIrCgV2YWx1ZRgCIAEoCzIcLnN3aXRjaGJvYXJkLnYxLlJlc29sdmVkVXNlcjoCOAEiaAoMUmVzb2x2ZWRVc2VyEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdXNlcm5hbWUYAyABKAkSEwoGYXZhdGFyGAQgASgJSACIAQESDAoEdHlwZRgFIAEoCUIJCgdfYXZhdGFyMrgHCg5BY2NvdW50U2VydmljZRJsCgVTZXR1cBIcLnN3aXRjaGJvYXJkLnYxLlNldHVwUmVxdWVzdBodLnN3aXRjaGJvYXJkLnYxLlNldHVwUmVzcG9uc2UiJtrzGAgIASIEYXV0aODzGMkBgtPkkwIPOgEqIgovYXBpL3NldHVwEmcKCEdldFNldHVwEh8uc3dpdGNoYm9hcmQudjEuR2V0U2V0dXBSZXF1ZXN0GiAuc3dpdGNoYm9hcmQudjEuR2V0U2V0dXBSZXNwb25zZSIY2vMYAggBgtPkkwIMEgovYXBpL3NldHVwEnAKBlNpZ251cBIdLnN3aXRjaGJvYXJkLnYxLlNpZ251cFJlcXVlc3QaHi5zd2l0Y2hib2FyZC52MS5TaWdudXBSZXNwb25zZSIn2vMYCAgBIgRhdXRo4PMYyQGC0+STAhA6ASoiCy9hcGkvc2lnbnVwEmwKBUxvZ2luEhwuc3dpdGNoYm9hcmQudjEuTG9naW5SZXF1ZXN0Gh0uc3dpdGNoYm9hcmQudjEuTG9naW5SZXNwb25zZSIm2vMYCAgBIgRhdXRogtPkkwIUOgEqIg8vYXBpL2F1dGgvbG9naW4SawoGTG9nb3V0Eh0uc3dpdGNoYm9hcmQudjEuTG9nb3V0UmVxdWVzdBoeLnN3aXRjaGJvYXJkLnYxLkxvZ291dFJlc3BvbnNlIiLa8xgDEgECgtPkkwIVOgEqIhAvYXBpL2F1dGgvbG9nb3V0EnwKDkdldEN1cnJlbnRVc2VyEiUuc3dpdGNoYm9hcmQudjEuR2V0Q3VycmVudFVzZXJSZXF1ZXN0GiYuc3dpdGNoYm9hcmQudjEuR2V0Q3VycmVudFVzZXJSZXNwb25zZSIb2vMYAxIBAoLT5JMCDhIML2FwaS9hdXRoL21lEn8KDUNoZWNrVXNlcm5hbWUSJC5zd2l0Y2hib2FyZC52MS5DaGVja1VzZXJuYW1lUmVxdWVzdBolLnN3aXRjaGJvYXJkLnYxLkNoZWNrVXNlcm5hbWVSZXNwb25zZSIh2vMYAggBgtPkkwIVEhMvYXBpL3VzZXJuYW1lL2NoZWNrEoIBCgxSZXNvbHZlVXNlcnMSIy5zd2l0Y2hib2FyZC52MS5SZXNvbHZlVXNlcnNSZXF1ZXN0GiQuc3dpdGNoYm9hcmQudjEuUmVzb2x2ZVVzZXJzUmVzcG9uc2UiJ9rzGAIIAYLT5JMCG2IFdXNlcnMSEi9hcGkvdXNlcnMvcmVzb2x2ZUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options]);
 
 /**
  * User is an account as its owner sees it.
@@ -250,6 +250,36 @@ export const LoginResponseSchema: GenMessage<LoginResponse> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_accounts, 8);
 
 /**
+ * @generated from message switchboard.v1.GetCurrentUserRequest
+ */
+export type GetCurrentUserRequest = Message<"switchboard.v1.GetCurrentUserRequest"> & {
+};
+
+/**
+ * Describes the message switchboard.v1.GetCurrentUserRequest.
+ * Use `create(GetCurrentUserRequestSchema)` to create a new message.
+ */
+export const GetCurrentUserRequestSchema: GenMessage<GetCurrentUserRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_accounts, 9);
+
+/**
+ * @generated from message switchboard.v1.GetCurrentUserResponse
+ */
+export type GetCurrentUserResponse = Message<"switchboard.v1.GetCurrentUserResponse"> & {
+  /**
+   * @generated from field: switchboard.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.GetCurrentUserResponse.
+ * Use `create(GetCurrentUserResponseSchema)` to create a new message.
+ */
+export const GetCurrentUserResponseSchema: GenMessage<GetCurrentUserResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_accounts, 10);
+
+/**
  * @generated from message switchboard.v1.LogoutRequest
  */
 export type LogoutRequest = Message<"switchboard.v1.LogoutRequest"> & {
@@ -260,7 +290,7 @@ export type LogoutRequest = Message<"switchboard.v1.LogoutRequest"> & {
  * Use `create(LogoutRequestSchema)` to create a new message.
  */
 export const LogoutRequestSchema: GenMessage<LogoutRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 9);
+  messageDesc(file_switchboard_v1_accounts, 11);
 
 /**
  * @generated from message switchboard.v1.LogoutResponse
@@ -273,7 +303,7 @@ export type LogoutResponse = Message<"switchboard.v1.LogoutResponse"> & {
  * Use `create(LogoutResponseSchema)` to create a new message.
  */
 export const LogoutResponseSchema: GenMessage<LogoutResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 10);
+  messageDesc(file_switchboard_v1_accounts, 12);
 
 /**
  * @generated from message switchboard.v1.CheckUsernameRequest
@@ -290,7 +320,7 @@ export type CheckUsernameRequest = Message<"switchboard.v1.CheckUsernameRequest"
  * Use `create(CheckUsernameRequestSchema)` to create a new message.
  */
 export const CheckUsernameRequestSchema: GenMessage<CheckUsernameRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 11);
+  messageDesc(file_switchboard_v1_accounts, 13);
 
 /**
  * @generated from message switchboard.v1.CheckUsernameResponse
@@ -319,7 +349,7 @@ export type CheckUsernameResponse = Message<"switchboard.v1.CheckUsernameRespons
  * Use `create(CheckUsernameResponseSchema)` to create a new message.
  */
 export const CheckUsernameResponseSchema: GenMessage<CheckUsernameResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 12);
+  messageDesc(file_switchboard_v1_accounts, 14);
 
 /**
  * @generated from message switchboard.v1.ResolveUsersRequest
@@ -338,7 +368,7 @@ export type ResolveUsersRequest = Message<"switchboard.v1.ResolveUsersRequest"> 
  * Use `create(ResolveUsersRequestSchema)` to create a new message.
  */
 export const ResolveUsersRequestSchema: GenMessage<ResolveUsersRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 13);
+  messageDesc(file_switchboard_v1_accounts, 15);
 
 /**
  * @generated from message switchboard.v1.ResolveUsersResponse
@@ -357,7 +387,7 @@ export type ResolveUsersResponse = Message<"switchboard.v1.ResolveUsersResponse"
  * Use `create(ResolveUsersResponseSchema)` to create a new message.
  */
 export const ResolveUsersResponseSchema: GenMessage<ResolveUsersResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 14);
+  messageDesc(file_switchboard_v1_accounts, 16);
 
 /**
  * @generated from message switchboard.v1.ResolvedUser
@@ -396,7 +426,7 @@ export type ResolvedUser = Message<"switchboard.v1.ResolvedUser"> & {
  * Use `create(ResolvedUserSchema)` to create a new message.
  */
 export const ResolvedUserSchema: GenMessage<ResolvedUser> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 15);
+  messageDesc(file_switchboard_v1_accounts, 17);
 
 /**
  * AccountService creates accounts and sessions.
@@ -436,7 +466,9 @@ export const AccountService: GenService<{
     output: typeof SignupResponseSchema;
   },
   /**
-   * Login checks a password and sets the session cookie.
+   * Login checks a password and sets the session cookie. Before any account
+   * exists it answers 400 (failed_precondition) "No account exists yet:
+   * create the owner", code NO_ACCOUNT.
    *
    * @generated from rpc switchboard.v1.AccountService.Login
    */
@@ -454,6 +486,17 @@ export const AccountService: GenService<{
     methodKind: "unary";
     input: typeof LogoutRequestSchema;
     output: typeof LogoutResponseSchema;
+  },
+  /**
+   * GetCurrentUser answers the signed-in account, so every tab of the
+   * dashboard can name its user.
+   *
+   * @generated from rpc switchboard.v1.AccountService.GetCurrentUser
+   */
+  getCurrentUser: {
+    methodKind: "unary";
+    input: typeof GetCurrentUserRequestSchema;
+    output: typeof GetCurrentUserResponseSchema;
   },
   /**
    * CheckUsername tells whether a username can be taken.
