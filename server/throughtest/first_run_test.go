@@ -51,21 +51,6 @@ func TestLoginBeforeAnyAccount(t *testing.T) {
 	}
 }
 
-func errorInfo(t *testing.T, ce *connect.Error) *switchboardv1.ErrorInfo {
-	t.Helper()
-	for _, d := range ce.Details() {
-		v, err := d.Value()
-		if err != nil {
-			t.Fatalf("error detail: %v", err)
-		}
-		if info, ok := v.(*switchboardv1.ErrorInfo); ok {
-			return info
-		}
-	}
-	t.Fatalf("no ErrorInfo detail on %v", ce)
-	return nil
-}
-
 // GET /api/auth/me names the session's user, on REST and Connect, so a tab
 // that did not log in can show it; without a session it is 401.
 func TestCurrentUser(t *testing.T) {

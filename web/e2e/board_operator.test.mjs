@@ -225,7 +225,7 @@ for (const [size, viewport, options] of sizes) {
     await p.goBack();
     await p.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: H.deadline });
     await dialog.waitFor({ state: "detached", timeout: H.deadline });
-    assert.equal(await p.locator("dialog").count(), 0);
+    await H.until(async () => (await p.locator("dialog").count()) === 0, "the editor is gone from the page");
     // The page under it answers clicks again.
     await p.locator('nav.tabs a[data-tab="queue"]').click();
     await p.getByRole("heading", { name: "Queue", level: 1 }).waitFor({ timeout: H.deadline });

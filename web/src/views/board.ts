@@ -202,7 +202,19 @@ export function boardView(params: URLSearchParams): View {
     },
   });
 
-  const loadColumn = (status: string) => {
+  // After a column's load: the focus of a keyboard drop, the scroll cue.
+  const loaded = (status: string) => {
+    const region = regions.get(status)!;
+    if (refocus) {
+      const grip = region.el.querySelector<HTMLElement>(`[data-focus-key="card-grip-${CSS.escape(refocus)}"]`);
+      if (grip) {
+        refocus = "";
+        grip.focus();
+      }
+    }
+    cue.update();
+  };
+  const loadColumn = (status: string): Promise<void> => {
     const region = regions.get(status)!;
     return region.load(async () => {
       const res = await api.kanban.listCards({ status, search, limit: pageSize, offset: offsets.get(status) ?? 0 });
@@ -215,12 +227,6 @@ export function boardView(params: URLSearchParams): View {
       // Archived cards (a merge's source, an applied archive candidate) leave the board.
       const shown = res.cards.filter((c) => !c.isArchived);
       for (const c of shown) cards.set(c.id, c);
-      if (refocus && shown.some((c) => c.id === refocus)) {
-        const id = refocus;
-        refocus = "";
-        queueMicrotask(() => region.el.querySelector<HTMLElement>(`[data-focus-key="card-grip-${CSS.escape(id)}"]`)?.focus());
-      }
-      queueMicrotask(() => cue.update());
       return [
         shown.length === 0 ? emptyState("No cards") : h("div", { class: "cards" }, shown.map((c) => cardEl(c, drag))),
         p &&
@@ -233,7 +239,7 @@ export function boardView(params: URLSearchParams): View {
             `col-${status}`,
           ),
       ];
-    });
+    }).then(() => loaded(status));
   };
   const insights = insightsPanel();
   const loadAll = () => {

@@ -149,10 +149,15 @@ export class BoardDrag {
     let px = x0;
     let py = y0;
     let frame = 0;
+    // The column whose band holds the point: a short column takes a drop
+    // below its last card too, anywhere over the strip.
     const columnAt = (x: number, y: number) => {
-      const el = document.elementFromPoint(x, y);
-      const col = el?.closest<HTMLElement>("section.column[data-status]") ?? undefined;
-      return col && this.board.columns().includes(col) ? col : undefined;
+      const strip = this.board.strip().getBoundingClientRect();
+      if (y < strip.top || y > strip.bottom || x < strip.left || x > strip.right) return undefined;
+      return this.board.columns().find((c) => {
+        const r = c.getBoundingClientRect();
+        return x >= r.left && x <= r.right;
+      });
     };
     const autoscroll = () => {
       frame = 0;
