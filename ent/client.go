@@ -37,6 +37,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contractentry"
 	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/developerteammember"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
@@ -80,6 +81,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/widgettemplate"
 	"github.com/switchboard-hq/switchboard/ent/workflowreview"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 
@@ -135,6 +137,8 @@ type Client struct {
 	ContractReview *ContractReviewClient
 	// DeveloperKey is the client for interacting with the DeveloperKey builders.
 	DeveloperKey *DeveloperKeyClient
+	// DeveloperTeamMember is the client for interacting with the DeveloperTeamMember builders.
+	DeveloperTeamMember *DeveloperTeamMemberClient
 	// Document is the client for interacting with the Document builders.
 	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
@@ -221,6 +225,8 @@ type Client struct {
 	UserReputation *UserReputationClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
+	// WidgetTemplate is the client for interacting with the WidgetTemplate builders.
+	WidgetTemplate *WidgetTemplateClient
 	// WorkPattern is the client for interacting with the WorkPattern builders.
 	WorkPattern *WorkPatternClient
 	// WorkflowReview is the client for interacting with the WorkflowReview builders.
@@ -258,6 +264,7 @@ func (c *Client) init() {
 	c.ContractEntry = NewContractEntryClient(c.config)
 	c.ContractReview = NewContractReviewClient(c.config)
 	c.DeveloperKey = NewDeveloperKeyClient(c.config)
+	c.DeveloperTeamMember = NewDeveloperTeamMemberClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.Execution = NewExecutionClient(c.config)
 	c.FederationAuditLog = NewFederationAuditLogClient(c.config)
@@ -301,6 +308,7 @@ func (c *Client) init() {
 	c.User = NewUserClient(c.config)
 	c.UserReputation = NewUserReputationClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
+	c.WidgetTemplate = NewWidgetTemplateClient(c.config)
 	c.WorkPattern = NewWorkPatternClient(c.config)
 	c.WorkflowReview = NewWorkflowReviewClient(c.config)
 }
@@ -417,6 +425,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ContractEntry:        NewContractEntryClient(cfg),
 		ContractReview:       NewContractReviewClient(cfg),
 		DeveloperKey:         NewDeveloperKeyClient(cfg),
+		DeveloperTeamMember:  NewDeveloperTeamMemberClient(cfg),
 		Document:             NewDocumentClient(cfg),
 		Execution:            NewExecutionClient(cfg),
 		FederationAuditLog:   NewFederationAuditLogClient(cfg),
@@ -460,6 +469,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		User:                 NewUserClient(cfg),
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
+		WidgetTemplate:       NewWidgetTemplateClient(cfg),
 		WorkPattern:          NewWorkPatternClient(cfg),
 		WorkflowReview:       NewWorkflowReviewClient(cfg),
 	}, nil
@@ -503,6 +513,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ContractEntry:        NewContractEntryClient(cfg),
 		ContractReview:       NewContractReviewClient(cfg),
 		DeveloperKey:         NewDeveloperKeyClient(cfg),
+		DeveloperTeamMember:  NewDeveloperTeamMemberClient(cfg),
 		Document:             NewDocumentClient(cfg),
 		Execution:            NewExecutionClient(cfg),
 		FederationAuditLog:   NewFederationAuditLogClient(cfg),
@@ -546,6 +557,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		User:                 NewUserClient(cfg),
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
+		WidgetTemplate:       NewWidgetTemplateClient(cfg),
 		WorkPattern:          NewWorkPatternClient(cfg),
 		WorkflowReview:       NewWorkflowReviewClient(cfg),
 	}, nil
@@ -581,17 +593,17 @@ func (c *Client) Use(hooks ...Hook) {
 		c.BehaviorSignal, c.BoardInsight, c.CalendarEvent, c.CapabilityInstall,
 		c.CapabilityPack, c.Card, c.CardContact, c.CardLink, c.ChatMessage,
 		c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract, c.ContractAmendment,
-		c.ContractEntry, c.ContractReview, c.DeveloperKey, c.Document, c.Execution,
-		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
-		c.IdempotencyRecord, c.InboundDelivery, c.InboundReceipt, c.InboundWebhook,
-		c.Job, c.JobApplication, c.Learning, c.LedgerEntry, c.MemoryEntry,
-		c.NetworkConnection, c.NetworkPreference, c.NetworkSetting, c.Notification,
-		c.PaymentHold, c.PeerPattern, c.PeriodicRun, c.Project, c.ProjectInvite,
-		c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
-		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.ContractEntry, c.ContractReview, c.DeveloperKey, c.DeveloperTeamMember,
+		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
+		c.FederationMembership, c.IdempotencyRecord, c.InboundDelivery,
+		c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication, c.Learning,
+		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
+		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
+		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
+		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
 		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
-		c.WebhookDelivery, c.WorkPattern, c.WorkflowReview,
+		c.WebhookDelivery, c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Use(hooks...)
 	}
@@ -605,17 +617,17 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.BehaviorSignal, c.BoardInsight, c.CalendarEvent, c.CapabilityInstall,
 		c.CapabilityPack, c.Card, c.CardContact, c.CardLink, c.ChatMessage,
 		c.ChecklistItem, c.ConnectToken, c.Contact, c.Contract, c.ContractAmendment,
-		c.ContractEntry, c.ContractReview, c.DeveloperKey, c.Document, c.Execution,
-		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
-		c.IdempotencyRecord, c.InboundDelivery, c.InboundReceipt, c.InboundWebhook,
-		c.Job, c.JobApplication, c.Learning, c.LedgerEntry, c.MemoryEntry,
-		c.NetworkConnection, c.NetworkPreference, c.NetworkSetting, c.Notification,
-		c.PaymentHold, c.PeerPattern, c.PeriodicRun, c.Project, c.ProjectInvite,
-		c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
-		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.ContractEntry, c.ContractReview, c.DeveloperKey, c.DeveloperTeamMember,
+		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
+		c.FederationMembership, c.IdempotencyRecord, c.InboundDelivery,
+		c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication, c.Learning,
+		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
+		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
+		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
+		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
 		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
 		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
-		c.WebhookDelivery, c.WorkPattern, c.WorkflowReview,
+		c.WebhookDelivery, c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -668,6 +680,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ContractReview.mutate(ctx, m)
 	case *DeveloperKeyMutation:
 		return c.DeveloperKey.mutate(ctx, m)
+	case *DeveloperTeamMemberMutation:
+		return c.DeveloperTeamMember.mutate(ctx, m)
 	case *DocumentMutation:
 		return c.Document.mutate(ctx, m)
 	case *ExecutionMutation:
@@ -754,6 +768,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.UserReputation.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
 		return c.WebhookDelivery.mutate(ctx, m)
+	case *WidgetTemplateMutation:
+		return c.WidgetTemplate.mutate(ctx, m)
 	case *WorkPatternMutation:
 		return c.WorkPattern.mutate(ctx, m)
 	case *WorkflowReviewMutation:
@@ -4246,6 +4262,171 @@ func (c *DeveloperKeyClient) mutate(ctx context.Context, m *DeveloperKeyMutation
 		return (&DeveloperKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown DeveloperKey mutation op: %q", m.Op())
+	}
+}
+
+// DeveloperTeamMemberClient is a client for the DeveloperTeamMember schema.
+type DeveloperTeamMemberClient struct {
+	config
+}
+
+// NewDeveloperTeamMemberClient returns a client for the DeveloperTeamMember from the given config.
+func NewDeveloperTeamMemberClient(c config) *DeveloperTeamMemberClient {
+	return &DeveloperTeamMemberClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `developerteammember.Hooks(f(g(h())))`.
+func (c *DeveloperTeamMemberClient) Use(hooks ...Hook) {
+	c.hooks.DeveloperTeamMember = append(c.hooks.DeveloperTeamMember, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `developerteammember.Intercept(f(g(h())))`.
+func (c *DeveloperTeamMemberClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DeveloperTeamMember = append(c.inters.DeveloperTeamMember, interceptors...)
+}
+
+// Create returns a builder for creating a DeveloperTeamMember entity.
+func (c *DeveloperTeamMemberClient) Create() *DeveloperTeamMemberCreate {
+	mutation := newDeveloperTeamMemberMutation(c.config, OpCreate)
+	return &DeveloperTeamMemberCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DeveloperTeamMember entities.
+func (c *DeveloperTeamMemberClient) CreateBulk(builders ...*DeveloperTeamMemberCreate) *DeveloperTeamMemberCreateBulk {
+	return &DeveloperTeamMemberCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DeveloperTeamMemberClient) MapCreateBulk(slice any, setFunc func(*DeveloperTeamMemberCreate, int)) *DeveloperTeamMemberCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DeveloperTeamMemberCreateBulk{err: fmt.Errorf("calling to DeveloperTeamMemberClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DeveloperTeamMemberCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DeveloperTeamMemberCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DeveloperTeamMember.
+func (c *DeveloperTeamMemberClient) Update() *DeveloperTeamMemberUpdate {
+	mutation := newDeveloperTeamMemberMutation(c.config, OpUpdate)
+	return &DeveloperTeamMemberUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DeveloperTeamMemberClient) UpdateOne(_m *DeveloperTeamMember) *DeveloperTeamMemberUpdateOne {
+	mutation := newDeveloperTeamMemberMutation(c.config, OpUpdateOne, withDeveloperTeamMember(_m))
+	return &DeveloperTeamMemberUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DeveloperTeamMemberClient) UpdateOneID(id string) *DeveloperTeamMemberUpdateOne {
+	mutation := newDeveloperTeamMemberMutation(c.config, OpUpdateOne, withDeveloperTeamMemberID(id))
+	return &DeveloperTeamMemberUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DeveloperTeamMember.
+func (c *DeveloperTeamMemberClient) Delete() *DeveloperTeamMemberDelete {
+	mutation := newDeveloperTeamMemberMutation(c.config, OpDelete)
+	return &DeveloperTeamMemberDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DeveloperTeamMemberClient) DeleteOne(_m *DeveloperTeamMember) *DeveloperTeamMemberDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DeveloperTeamMemberClient) DeleteOneID(id string) *DeveloperTeamMemberDeleteOne {
+	builder := c.Delete().Where(developerteammember.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DeveloperTeamMemberDeleteOne{builder}
+}
+
+// Query returns a query builder for DeveloperTeamMember.
+func (c *DeveloperTeamMemberClient) Query() *DeveloperTeamMemberQuery {
+	return &DeveloperTeamMemberQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDeveloperTeamMember},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DeveloperTeamMember entity by its id.
+func (c *DeveloperTeamMemberClient) Get(ctx context.Context, id string) (*DeveloperTeamMember, error) {
+	return c.Query().Where(developerteammember.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DeveloperTeamMemberClient) GetX(ctx context.Context, id string) *DeveloperTeamMember {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOwner queries the owner edge of a DeveloperTeamMember.
+func (c *DeveloperTeamMemberClient) QueryOwner(_m *DeveloperTeamMember) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(developerteammember.Table, developerteammember.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, developerteammember.OwnerTable, developerteammember.OwnerColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryMember queries the member edge of a DeveloperTeamMember.
+func (c *DeveloperTeamMemberClient) QueryMember(_m *DeveloperTeamMember) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(developerteammember.Table, developerteammember.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, developerteammember.MemberTable, developerteammember.MemberColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DeveloperTeamMemberClient) Hooks() []Hook {
+	return c.hooks.DeveloperTeamMember
+}
+
+// Interceptors returns the client interceptors.
+func (c *DeveloperTeamMemberClient) Interceptors() []Interceptor {
+	return c.inters.DeveloperTeamMember
+}
+
+func (c *DeveloperTeamMemberClient) mutate(ctx context.Context, m *DeveloperTeamMemberMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DeveloperTeamMemberCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DeveloperTeamMemberUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DeveloperTeamMemberUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DeveloperTeamMemberDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DeveloperTeamMember mutation op: %q", m.Op())
 	}
 }
 
@@ -10957,6 +11138,54 @@ func (c *UserClient) QueryLearnings(_m *User) *LearningQuery {
 	return query
 }
 
+// QueryDeveloperTeam queries the developer_team edge of a User.
+func (c *UserClient) QueryDeveloperTeam(_m *User) *DeveloperTeamMemberQuery {
+	query := (&DeveloperTeamMemberClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(developerteammember.Table, developerteammember.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.DeveloperTeamTable, user.DeveloperTeamColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryDeveloperMemberships queries the developer_memberships edge of a User.
+func (c *UserClient) QueryDeveloperMemberships(_m *User) *DeveloperTeamMemberQuery {
+	query := (&DeveloperTeamMemberClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(developerteammember.Table, developerteammember.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.DeveloperMembershipsTable, user.DeveloperMembershipsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryWidgetTemplates queries the widget_templates edge of a User.
+func (c *UserClient) QueryWidgetTemplates(_m *User) *WidgetTemplateQuery {
+	query := (&WidgetTemplateClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(widgettemplate.Table, widgettemplate.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.WidgetTemplatesTable, user.WidgetTemplatesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -11280,6 +11509,155 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 	}
 }
 
+// WidgetTemplateClient is a client for the WidgetTemplate schema.
+type WidgetTemplateClient struct {
+	config
+}
+
+// NewWidgetTemplateClient returns a client for the WidgetTemplate from the given config.
+func NewWidgetTemplateClient(c config) *WidgetTemplateClient {
+	return &WidgetTemplateClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `widgettemplate.Hooks(f(g(h())))`.
+func (c *WidgetTemplateClient) Use(hooks ...Hook) {
+	c.hooks.WidgetTemplate = append(c.hooks.WidgetTemplate, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `widgettemplate.Intercept(f(g(h())))`.
+func (c *WidgetTemplateClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WidgetTemplate = append(c.inters.WidgetTemplate, interceptors...)
+}
+
+// Create returns a builder for creating a WidgetTemplate entity.
+func (c *WidgetTemplateClient) Create() *WidgetTemplateCreate {
+	mutation := newWidgetTemplateMutation(c.config, OpCreate)
+	return &WidgetTemplateCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WidgetTemplate entities.
+func (c *WidgetTemplateClient) CreateBulk(builders ...*WidgetTemplateCreate) *WidgetTemplateCreateBulk {
+	return &WidgetTemplateCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WidgetTemplateClient) MapCreateBulk(slice any, setFunc func(*WidgetTemplateCreate, int)) *WidgetTemplateCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WidgetTemplateCreateBulk{err: fmt.Errorf("calling to WidgetTemplateClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WidgetTemplateCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WidgetTemplateCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WidgetTemplate.
+func (c *WidgetTemplateClient) Update() *WidgetTemplateUpdate {
+	mutation := newWidgetTemplateMutation(c.config, OpUpdate)
+	return &WidgetTemplateUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WidgetTemplateClient) UpdateOne(_m *WidgetTemplate) *WidgetTemplateUpdateOne {
+	mutation := newWidgetTemplateMutation(c.config, OpUpdateOne, withWidgetTemplate(_m))
+	return &WidgetTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WidgetTemplateClient) UpdateOneID(id string) *WidgetTemplateUpdateOne {
+	mutation := newWidgetTemplateMutation(c.config, OpUpdateOne, withWidgetTemplateID(id))
+	return &WidgetTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WidgetTemplate.
+func (c *WidgetTemplateClient) Delete() *WidgetTemplateDelete {
+	mutation := newWidgetTemplateMutation(c.config, OpDelete)
+	return &WidgetTemplateDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WidgetTemplateClient) DeleteOne(_m *WidgetTemplate) *WidgetTemplateDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WidgetTemplateClient) DeleteOneID(id string) *WidgetTemplateDeleteOne {
+	builder := c.Delete().Where(widgettemplate.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WidgetTemplateDeleteOne{builder}
+}
+
+// Query returns a query builder for WidgetTemplate.
+func (c *WidgetTemplateClient) Query() *WidgetTemplateQuery {
+	return &WidgetTemplateQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWidgetTemplate},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WidgetTemplate entity by its id.
+func (c *WidgetTemplateClient) Get(ctx context.Context, id string) (*WidgetTemplate, error) {
+	return c.Query().Where(widgettemplate.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WidgetTemplateClient) GetX(ctx context.Context, id string) *WidgetTemplate {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a WidgetTemplate.
+func (c *WidgetTemplateClient) QueryUser(_m *WidgetTemplate) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(widgettemplate.Table, widgettemplate.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, widgettemplate.UserTable, widgettemplate.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WidgetTemplateClient) Hooks() []Hook {
+	return c.hooks.WidgetTemplate
+}
+
+// Interceptors returns the client interceptors.
+func (c *WidgetTemplateClient) Interceptors() []Interceptor {
+	return c.inters.WidgetTemplate
+}
+
+func (c *WidgetTemplateClient) mutate(ctx context.Context, m *WidgetTemplateMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WidgetTemplateCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WidgetTemplateUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WidgetTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WidgetTemplateDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WidgetTemplate mutation op: %q", m.Op())
+	}
+}
+
 // WorkPatternClient is a client for the WorkPattern schema.
 type WorkPatternClient struct {
 	config
@@ -11569,30 +11947,32 @@ type (
 		BehaviorSignal, BoardInsight, CalendarEvent, CapabilityInstall, CapabilityPack,
 		Card, CardContact, CardLink, ChatMessage, ChecklistItem, ConnectToken, Contact,
 		Contract, ContractAmendment, ContractEntry, ContractReview, DeveloperKey,
-		Document, Execution, FederationAuditLog, FederationInstance,
-		FederationMembership, IdempotencyRecord, InboundDelivery, InboundReceipt,
-		InboundWebhook, Job, JobApplication, Learning, LedgerEntry, MemoryEntry,
-		NetworkConnection, NetworkPreference, NetworkSetting, Notification,
-		PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite, ProjectMember,
-		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
-		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		DeveloperTeamMember, Document, Execution, FederationAuditLog,
+		FederationInstance, FederationMembership, IdempotencyRecord, InboundDelivery,
+		InboundReceipt, InboundWebhook, Job, JobApplication, Learning, LedgerEntry,
+		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
+		Notification, PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite,
+		ProjectMember, ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session,
+		Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
 		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
-		UserReputation, WebhookDelivery, WorkPattern, WorkflowReview []ent.Hook
+		UserReputation, WebhookDelivery, WidgetTemplate, WorkPattern,
+		WorkflowReview []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
 		BehaviorSignal, BoardInsight, CalendarEvent, CapabilityInstall, CapabilityPack,
 		Card, CardContact, CardLink, ChatMessage, ChecklistItem, ConnectToken, Contact,
 		Contract, ContractAmendment, ContractEntry, ContractReview, DeveloperKey,
-		Document, Execution, FederationAuditLog, FederationInstance,
-		FederationMembership, IdempotencyRecord, InboundDelivery, InboundReceipt,
-		InboundWebhook, Job, JobApplication, Learning, LedgerEntry, MemoryEntry,
-		NetworkConnection, NetworkPreference, NetworkSetting, Notification,
-		PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite, ProjectMember,
-		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
-		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		DeveloperTeamMember, Document, Execution, FederationAuditLog,
+		FederationInstance, FederationMembership, IdempotencyRecord, InboundDelivery,
+		InboundReceipt, InboundWebhook, Job, JobApplication, Learning, LedgerEntry,
+		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
+		Notification, PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite,
+		ProjectMember, ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session,
+		Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
 		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
-		UserReputation, WebhookDelivery, WorkPattern, WorkflowReview []ent.Interceptor
+		UserReputation, WebhookDelivery, WidgetTemplate, WorkPattern,
+		WorkflowReview []ent.Interceptor
 	}
 )
 

@@ -34,6 +34,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contractentry"
 	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/developerteammember"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
@@ -77,6 +78,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/widgettemplate"
 	"github.com/switchboard-hq/switchboard/ent/workflowreview"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
@@ -161,6 +163,7 @@ func checkColumn(t, c string) error {
 			contractentry.Table:        contractentry.ValidColumn,
 			contractreview.Table:       contractreview.ValidColumn,
 			developerkey.Table:         developerkey.ValidColumn,
+			developerteammember.Table:  developerteammember.ValidColumn,
 			document.Table:             document.ValidColumn,
 			execution.Table:            execution.ValidColumn,
 			federationauditlog.Table:   federationauditlog.ValidColumn,
@@ -204,6 +207,7 @@ func checkColumn(t, c string) error {
 			user.Table:                 user.ValidColumn,
 			userreputation.Table:       userreputation.ValidColumn,
 			webhookdelivery.Table:      webhookdelivery.ValidColumn,
+			widgettemplate.Table:       widgettemplate.ValidColumn,
 			workpattern.Table:          workpattern.ValidColumn,
 			workflowreview.Table:       workflowreview.ValidColumn,
 		})

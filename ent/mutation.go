@@ -33,6 +33,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contractentry"
 	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/developerteammember"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
@@ -78,6 +79,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/widgettemplate"
 	"github.com/switchboard-hq/switchboard/ent/workflowreview"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 	"github.com/switchboard-hq/switchboard/internal/money"
@@ -114,6 +116,7 @@ const (
 	TypeContractEntry        = "ContractEntry"
 	TypeContractReview       = "ContractReview"
 	TypeDeveloperKey         = "DeveloperKey"
+	TypeDeveloperTeamMember  = "DeveloperTeamMember"
 	TypeDocument             = "Document"
 	TypeExecution            = "Execution"
 	TypeFederationAuditLog   = "FederationAuditLog"
@@ -157,6 +160,7 @@ const (
 	TypeUser                 = "User"
 	TypeUserReputation       = "UserReputation"
 	TypeWebhookDelivery      = "WebhookDelivery"
+	TypeWidgetTemplate       = "WidgetTemplate"
 	TypeWorkPattern          = "WorkPattern"
 	TypeWorkflowReview       = "WorkflowReview"
 )
@@ -29004,6 +29008,600 @@ func (m *DeveloperKeyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown DeveloperKey edge %s", name)
+}
+
+// DeveloperTeamMemberMutation represents an operation that mutates the DeveloperTeamMember nodes in the graph.
+type DeveloperTeamMemberMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	clearedFields map[string]struct{}
+	owner         *string
+	clearedowner  bool
+	member        *string
+	clearedmember bool
+	done          bool
+	oldValue      func(context.Context) (*DeveloperTeamMember, error)
+	predicates    []predicate.DeveloperTeamMember
+}
+
+var _ ent.Mutation = (*DeveloperTeamMemberMutation)(nil)
+
+// developerteammemberOption allows management of the mutation configuration using functional options.
+type developerteammemberOption func(*DeveloperTeamMemberMutation)
+
+// newDeveloperTeamMemberMutation creates new mutation for the DeveloperTeamMember entity.
+func newDeveloperTeamMemberMutation(c config, op Op, opts ...developerteammemberOption) *DeveloperTeamMemberMutation {
+	m := &DeveloperTeamMemberMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDeveloperTeamMember,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDeveloperTeamMemberID sets the ID field of the mutation.
+func withDeveloperTeamMemberID(id string) developerteammemberOption {
+	return func(m *DeveloperTeamMemberMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DeveloperTeamMember
+		)
+		m.oldValue = func(ctx context.Context) (*DeveloperTeamMember, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DeveloperTeamMember.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDeveloperTeamMember sets the old DeveloperTeamMember of the mutation.
+func withDeveloperTeamMember(node *DeveloperTeamMember) developerteammemberOption {
+	return func(m *DeveloperTeamMemberMutation) {
+		m.oldValue = func(context.Context) (*DeveloperTeamMember, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DeveloperTeamMemberMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DeveloperTeamMemberMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of DeveloperTeamMember entities.
+func (m *DeveloperTeamMemberMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DeveloperTeamMemberMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DeveloperTeamMemberMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DeveloperTeamMember.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DeveloperTeamMemberMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DeveloperTeamMemberMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the DeveloperTeamMember entity.
+// If the DeveloperTeamMember object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperTeamMemberMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DeveloperTeamMemberMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *DeveloperTeamMemberMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *DeveloperTeamMemberMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the DeveloperTeamMember entity.
+// If the DeveloperTeamMember object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperTeamMemberMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *DeveloperTeamMemberMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *DeveloperTeamMemberMutation) SetOwnerID(s string) {
+	m.owner = &s
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *DeveloperTeamMemberMutation) OwnerID() (r string, exists bool) {
+	v := m.owner
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the DeveloperTeamMember entity.
+// If the DeveloperTeamMember object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperTeamMemberMutation) OldOwnerID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *DeveloperTeamMemberMutation) ResetOwnerID() {
+	m.owner = nil
+}
+
+// SetMemberID sets the "member_id" field.
+func (m *DeveloperTeamMemberMutation) SetMemberID(s string) {
+	m.member = &s
+}
+
+// MemberID returns the value of the "member_id" field in the mutation.
+func (m *DeveloperTeamMemberMutation) MemberID() (r string, exists bool) {
+	v := m.member
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMemberID returns the old "member_id" field's value of the DeveloperTeamMember entity.
+// If the DeveloperTeamMember object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperTeamMemberMutation) OldMemberID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMemberID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMemberID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMemberID: %w", err)
+	}
+	return oldValue.MemberID, nil
+}
+
+// ResetMemberID resets all changes to the "member_id" field.
+func (m *DeveloperTeamMemberMutation) ResetMemberID() {
+	m.member = nil
+}
+
+// ClearOwner clears the "owner" edge to the User entity.
+func (m *DeveloperTeamMemberMutation) ClearOwner() {
+	m.clearedowner = true
+	m.clearedFields[developerteammember.FieldOwnerID] = struct{}{}
+}
+
+// OwnerCleared reports if the "owner" edge to the User entity was cleared.
+func (m *DeveloperTeamMemberMutation) OwnerCleared() bool {
+	return m.clearedowner
+}
+
+// OwnerIDs returns the "owner" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OwnerID instead. It exists only for internal usage by the builders.
+func (m *DeveloperTeamMemberMutation) OwnerIDs() (ids []string) {
+	if id := m.owner; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOwner resets all changes to the "owner" edge.
+func (m *DeveloperTeamMemberMutation) ResetOwner() {
+	m.owner = nil
+	m.clearedowner = false
+}
+
+// ClearMember clears the "member" edge to the User entity.
+func (m *DeveloperTeamMemberMutation) ClearMember() {
+	m.clearedmember = true
+	m.clearedFields[developerteammember.FieldMemberID] = struct{}{}
+}
+
+// MemberCleared reports if the "member" edge to the User entity was cleared.
+func (m *DeveloperTeamMemberMutation) MemberCleared() bool {
+	return m.clearedmember
+}
+
+// MemberIDs returns the "member" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// MemberID instead. It exists only for internal usage by the builders.
+func (m *DeveloperTeamMemberMutation) MemberIDs() (ids []string) {
+	if id := m.member; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetMember resets all changes to the "member" edge.
+func (m *DeveloperTeamMemberMutation) ResetMember() {
+	m.member = nil
+	m.clearedmember = false
+}
+
+// Where appends a list predicates to the DeveloperTeamMemberMutation builder.
+func (m *DeveloperTeamMemberMutation) Where(ps ...predicate.DeveloperTeamMember) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DeveloperTeamMemberMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DeveloperTeamMemberMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DeveloperTeamMember, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DeveloperTeamMemberMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DeveloperTeamMemberMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DeveloperTeamMember).
+func (m *DeveloperTeamMemberMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DeveloperTeamMemberMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.created_at != nil {
+		fields = append(fields, developerteammember.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, developerteammember.FieldUpdatedAt)
+	}
+	if m.owner != nil {
+		fields = append(fields, developerteammember.FieldOwnerID)
+	}
+	if m.member != nil {
+		fields = append(fields, developerteammember.FieldMemberID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DeveloperTeamMemberMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case developerteammember.FieldCreatedAt:
+		return m.CreatedAt()
+	case developerteammember.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case developerteammember.FieldOwnerID:
+		return m.OwnerID()
+	case developerteammember.FieldMemberID:
+		return m.MemberID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DeveloperTeamMemberMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case developerteammember.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case developerteammember.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case developerteammember.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case developerteammember.FieldMemberID:
+		return m.OldMemberID(ctx)
+	}
+	return nil, fmt.Errorf("unknown DeveloperTeamMember field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DeveloperTeamMemberMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case developerteammember.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case developerteammember.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case developerteammember.FieldOwnerID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case developerteammember.FieldMemberID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMemberID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DeveloperTeamMember field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DeveloperTeamMemberMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DeveloperTeamMemberMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DeveloperTeamMemberMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown DeveloperTeamMember numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DeveloperTeamMemberMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DeveloperTeamMemberMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DeveloperTeamMemberMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown DeveloperTeamMember nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DeveloperTeamMemberMutation) ResetField(name string) error {
+	switch name {
+	case developerteammember.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case developerteammember.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case developerteammember.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case developerteammember.FieldMemberID:
+		m.ResetMemberID()
+		return nil
+	}
+	return fmt.Errorf("unknown DeveloperTeamMember field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DeveloperTeamMemberMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.owner != nil {
+		edges = append(edges, developerteammember.EdgeOwner)
+	}
+	if m.member != nil {
+		edges = append(edges, developerteammember.EdgeMember)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DeveloperTeamMemberMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case developerteammember.EdgeOwner:
+		if id := m.owner; id != nil {
+			return []ent.Value{*id}
+		}
+	case developerteammember.EdgeMember:
+		if id := m.member; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DeveloperTeamMemberMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DeveloperTeamMemberMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DeveloperTeamMemberMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedowner {
+		edges = append(edges, developerteammember.EdgeOwner)
+	}
+	if m.clearedmember {
+		edges = append(edges, developerteammember.EdgeMember)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DeveloperTeamMemberMutation) EdgeCleared(name string) bool {
+	switch name {
+	case developerteammember.EdgeOwner:
+		return m.clearedowner
+	case developerteammember.EdgeMember:
+		return m.clearedmember
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DeveloperTeamMemberMutation) ClearEdge(name string) error {
+	switch name {
+	case developerteammember.EdgeOwner:
+		m.ClearOwner()
+		return nil
+	case developerteammember.EdgeMember:
+		m.ClearMember()
+		return nil
+	}
+	return fmt.Errorf("unknown DeveloperTeamMember unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DeveloperTeamMemberMutation) ResetEdge(name string) error {
+	switch name {
+	case developerteammember.EdgeOwner:
+		m.ResetOwner()
+		return nil
+	case developerteammember.EdgeMember:
+		m.ResetMember()
+		return nil
+	}
+	return fmt.Errorf("unknown DeveloperTeamMember edge %s", name)
 }
 
 // DocumentMutation represents an operation that mutates the Document nodes in the graph.
@@ -79036,6 +79634,15 @@ type UserMutation struct {
 	learnings                    map[string]struct{}
 	removedlearnings             map[string]struct{}
 	clearedlearnings             bool
+	developer_team               map[string]struct{}
+	removeddeveloper_team        map[string]struct{}
+	cleareddeveloper_team        bool
+	developer_memberships        map[string]struct{}
+	removeddeveloper_memberships map[string]struct{}
+	cleareddeveloper_memberships bool
+	widget_templates             map[string]struct{}
+	removedwidget_templates      map[string]struct{}
+	clearedwidget_templates      bool
 	done                         bool
 	oldValue                     func(context.Context) (*User, error)
 	predicates                   []predicate.User
@@ -81492,6 +82099,168 @@ func (m *UserMutation) ResetLearnings() {
 	m.removedlearnings = nil
 }
 
+// AddDeveloperTeamIDs adds the "developer_team" edge to the DeveloperTeamMember entity by ids.
+func (m *UserMutation) AddDeveloperTeamIDs(ids ...string) {
+	if m.developer_team == nil {
+		m.developer_team = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.developer_team[ids[i]] = struct{}{}
+	}
+}
+
+// ClearDeveloperTeam clears the "developer_team" edge to the DeveloperTeamMember entity.
+func (m *UserMutation) ClearDeveloperTeam() {
+	m.cleareddeveloper_team = true
+}
+
+// DeveloperTeamCleared reports if the "developer_team" edge to the DeveloperTeamMember entity was cleared.
+func (m *UserMutation) DeveloperTeamCleared() bool {
+	return m.cleareddeveloper_team
+}
+
+// RemoveDeveloperTeamIDs removes the "developer_team" edge to the DeveloperTeamMember entity by IDs.
+func (m *UserMutation) RemoveDeveloperTeamIDs(ids ...string) {
+	if m.removeddeveloper_team == nil {
+		m.removeddeveloper_team = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.developer_team, ids[i])
+		m.removeddeveloper_team[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedDeveloperTeam returns the removed IDs of the "developer_team" edge to the DeveloperTeamMember entity.
+func (m *UserMutation) RemovedDeveloperTeamIDs() (ids []string) {
+	for id := range m.removeddeveloper_team {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// DeveloperTeamIDs returns the "developer_team" edge IDs in the mutation.
+func (m *UserMutation) DeveloperTeamIDs() (ids []string) {
+	for id := range m.developer_team {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetDeveloperTeam resets all changes to the "developer_team" edge.
+func (m *UserMutation) ResetDeveloperTeam() {
+	m.developer_team = nil
+	m.cleareddeveloper_team = false
+	m.removeddeveloper_team = nil
+}
+
+// AddDeveloperMembershipIDs adds the "developer_memberships" edge to the DeveloperTeamMember entity by ids.
+func (m *UserMutation) AddDeveloperMembershipIDs(ids ...string) {
+	if m.developer_memberships == nil {
+		m.developer_memberships = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.developer_memberships[ids[i]] = struct{}{}
+	}
+}
+
+// ClearDeveloperMemberships clears the "developer_memberships" edge to the DeveloperTeamMember entity.
+func (m *UserMutation) ClearDeveloperMemberships() {
+	m.cleareddeveloper_memberships = true
+}
+
+// DeveloperMembershipsCleared reports if the "developer_memberships" edge to the DeveloperTeamMember entity was cleared.
+func (m *UserMutation) DeveloperMembershipsCleared() bool {
+	return m.cleareddeveloper_memberships
+}
+
+// RemoveDeveloperMembershipIDs removes the "developer_memberships" edge to the DeveloperTeamMember entity by IDs.
+func (m *UserMutation) RemoveDeveloperMembershipIDs(ids ...string) {
+	if m.removeddeveloper_memberships == nil {
+		m.removeddeveloper_memberships = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.developer_memberships, ids[i])
+		m.removeddeveloper_memberships[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedDeveloperMemberships returns the removed IDs of the "developer_memberships" edge to the DeveloperTeamMember entity.
+func (m *UserMutation) RemovedDeveloperMembershipsIDs() (ids []string) {
+	for id := range m.removeddeveloper_memberships {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// DeveloperMembershipsIDs returns the "developer_memberships" edge IDs in the mutation.
+func (m *UserMutation) DeveloperMembershipsIDs() (ids []string) {
+	for id := range m.developer_memberships {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetDeveloperMemberships resets all changes to the "developer_memberships" edge.
+func (m *UserMutation) ResetDeveloperMemberships() {
+	m.developer_memberships = nil
+	m.cleareddeveloper_memberships = false
+	m.removeddeveloper_memberships = nil
+}
+
+// AddWidgetTemplateIDs adds the "widget_templates" edge to the WidgetTemplate entity by ids.
+func (m *UserMutation) AddWidgetTemplateIDs(ids ...string) {
+	if m.widget_templates == nil {
+		m.widget_templates = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.widget_templates[ids[i]] = struct{}{}
+	}
+}
+
+// ClearWidgetTemplates clears the "widget_templates" edge to the WidgetTemplate entity.
+func (m *UserMutation) ClearWidgetTemplates() {
+	m.clearedwidget_templates = true
+}
+
+// WidgetTemplatesCleared reports if the "widget_templates" edge to the WidgetTemplate entity was cleared.
+func (m *UserMutation) WidgetTemplatesCleared() bool {
+	return m.clearedwidget_templates
+}
+
+// RemoveWidgetTemplateIDs removes the "widget_templates" edge to the WidgetTemplate entity by IDs.
+func (m *UserMutation) RemoveWidgetTemplateIDs(ids ...string) {
+	if m.removedwidget_templates == nil {
+		m.removedwidget_templates = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.widget_templates, ids[i])
+		m.removedwidget_templates[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedWidgetTemplates returns the removed IDs of the "widget_templates" edge to the WidgetTemplate entity.
+func (m *UserMutation) RemovedWidgetTemplatesIDs() (ids []string) {
+	for id := range m.removedwidget_templates {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// WidgetTemplatesIDs returns the "widget_templates" edge IDs in the mutation.
+func (m *UserMutation) WidgetTemplatesIDs() (ids []string) {
+	for id := range m.widget_templates {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetWidgetTemplates resets all changes to the "widget_templates" edge.
+func (m *UserMutation) ResetWidgetTemplates() {
+	m.widget_templates = nil
+	m.clearedwidget_templates = false
+	m.removedwidget_templates = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -81753,7 +82522,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 39)
+	edges := make([]string, 0, 42)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -81870,6 +82639,15 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.learnings != nil {
 		edges = append(edges, user.EdgeLearnings)
+	}
+	if m.developer_team != nil {
+		edges = append(edges, user.EdgeDeveloperTeam)
+	}
+	if m.developer_memberships != nil {
+		edges = append(edges, user.EdgeDeveloperMemberships)
+	}
+	if m.widget_templates != nil {
+		edges = append(edges, user.EdgeWidgetTemplates)
 	}
 	return edges
 }
@@ -82104,13 +82882,31 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeDeveloperTeam:
+		ids := make([]ent.Value, 0, len(m.developer_team))
+		for id := range m.developer_team {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeDeveloperMemberships:
+		ids := make([]ent.Value, 0, len(m.developer_memberships))
+		for id := range m.developer_memberships {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeWidgetTemplates:
+		ids := make([]ent.Value, 0, len(m.widget_templates))
+		for id := range m.widget_templates {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 39)
+	edges := make([]string, 0, 42)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -82215,6 +83011,15 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removedlearnings != nil {
 		edges = append(edges, user.EdgeLearnings)
+	}
+	if m.removeddeveloper_team != nil {
+		edges = append(edges, user.EdgeDeveloperTeam)
+	}
+	if m.removeddeveloper_memberships != nil {
+		edges = append(edges, user.EdgeDeveloperMemberships)
+	}
+	if m.removedwidget_templates != nil {
+		edges = append(edges, user.EdgeWidgetTemplates)
 	}
 	return edges
 }
@@ -82433,13 +83238,31 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeDeveloperTeam:
+		ids := make([]ent.Value, 0, len(m.removeddeveloper_team))
+		for id := range m.removeddeveloper_team {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeDeveloperMemberships:
+		ids := make([]ent.Value, 0, len(m.removeddeveloper_memberships))
+		for id := range m.removeddeveloper_memberships {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeWidgetTemplates:
+		ids := make([]ent.Value, 0, len(m.removedwidget_templates))
+		for id := range m.removedwidget_templates {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 39)
+	edges := make([]string, 0, 42)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -82557,6 +83380,15 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.clearedlearnings {
 		edges = append(edges, user.EdgeLearnings)
 	}
+	if m.cleareddeveloper_team {
+		edges = append(edges, user.EdgeDeveloperTeam)
+	}
+	if m.cleareddeveloper_memberships {
+		edges = append(edges, user.EdgeDeveloperMemberships)
+	}
+	if m.clearedwidget_templates {
+		edges = append(edges, user.EdgeWidgetTemplates)
+	}
 	return edges
 }
 
@@ -82642,6 +83474,12 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedbehavior_signals
 	case user.EdgeLearnings:
 		return m.clearedlearnings
+	case user.EdgeDeveloperTeam:
+		return m.cleareddeveloper_team
+	case user.EdgeDeveloperMemberships:
+		return m.cleareddeveloper_memberships
+	case user.EdgeWidgetTemplates:
+		return m.clearedwidget_templates
 	}
 	return false
 }
@@ -82786,6 +83624,15 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeLearnings:
 		m.ResetLearnings()
+		return nil
+	case user.EdgeDeveloperTeam:
+		m.ResetDeveloperTeam()
+		return nil
+	case user.EdgeDeveloperMemberships:
+		m.ResetDeveloperMemberships()
+		return nil
+	case user.EdgeWidgetTemplates:
+		m.ResetWidgetTemplates()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)
@@ -85381,6 +86228,608 @@ func (m *WebhookDeliveryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookDelivery edge %s", name)
+}
+
+// WidgetTemplateMutation represents an operation that mutates the WidgetTemplate nodes in the graph.
+type WidgetTemplateMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	name          *string
+	widget        *string
+	clearedFields map[string]struct{}
+	user          *string
+	cleareduser   bool
+	done          bool
+	oldValue      func(context.Context) (*WidgetTemplate, error)
+	predicates    []predicate.WidgetTemplate
+}
+
+var _ ent.Mutation = (*WidgetTemplateMutation)(nil)
+
+// widgettemplateOption allows management of the mutation configuration using functional options.
+type widgettemplateOption func(*WidgetTemplateMutation)
+
+// newWidgetTemplateMutation creates new mutation for the WidgetTemplate entity.
+func newWidgetTemplateMutation(c config, op Op, opts ...widgettemplateOption) *WidgetTemplateMutation {
+	m := &WidgetTemplateMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeWidgetTemplate,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withWidgetTemplateID sets the ID field of the mutation.
+func withWidgetTemplateID(id string) widgettemplateOption {
+	return func(m *WidgetTemplateMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *WidgetTemplate
+		)
+		m.oldValue = func(ctx context.Context) (*WidgetTemplate, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().WidgetTemplate.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withWidgetTemplate sets the old WidgetTemplate of the mutation.
+func withWidgetTemplate(node *WidgetTemplate) widgettemplateOption {
+	return func(m *WidgetTemplateMutation) {
+		m.oldValue = func(context.Context) (*WidgetTemplate, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m WidgetTemplateMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m WidgetTemplateMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of WidgetTemplate entities.
+func (m *WidgetTemplateMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *WidgetTemplateMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *WidgetTemplateMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().WidgetTemplate.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *WidgetTemplateMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *WidgetTemplateMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the WidgetTemplate entity.
+// If the WidgetTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WidgetTemplateMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *WidgetTemplateMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *WidgetTemplateMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *WidgetTemplateMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the WidgetTemplate entity.
+// If the WidgetTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WidgetTemplateMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *WidgetTemplateMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *WidgetTemplateMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *WidgetTemplateMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the WidgetTemplate entity.
+// If the WidgetTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WidgetTemplateMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *WidgetTemplateMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetName sets the "name" field.
+func (m *WidgetTemplateMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *WidgetTemplateMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the WidgetTemplate entity.
+// If the WidgetTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WidgetTemplateMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *WidgetTemplateMutation) ResetName() {
+	m.name = nil
+}
+
+// SetWidget sets the "widget" field.
+func (m *WidgetTemplateMutation) SetWidget(s string) {
+	m.widget = &s
+}
+
+// Widget returns the value of the "widget" field in the mutation.
+func (m *WidgetTemplateMutation) Widget() (r string, exists bool) {
+	v := m.widget
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWidget returns the old "widget" field's value of the WidgetTemplate entity.
+// If the WidgetTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WidgetTemplateMutation) OldWidget(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWidget is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWidget requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWidget: %w", err)
+	}
+	return oldValue.Widget, nil
+}
+
+// ResetWidget resets all changes to the "widget" field.
+func (m *WidgetTemplateMutation) ResetWidget() {
+	m.widget = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *WidgetTemplateMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[widgettemplate.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *WidgetTemplateMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *WidgetTemplateMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *WidgetTemplateMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the WidgetTemplateMutation builder.
+func (m *WidgetTemplateMutation) Where(ps ...predicate.WidgetTemplate) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the WidgetTemplateMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *WidgetTemplateMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.WidgetTemplate, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *WidgetTemplateMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *WidgetTemplateMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (WidgetTemplate).
+func (m *WidgetTemplateMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *WidgetTemplateMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.created_at != nil {
+		fields = append(fields, widgettemplate.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, widgettemplate.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, widgettemplate.FieldUserID)
+	}
+	if m.name != nil {
+		fields = append(fields, widgettemplate.FieldName)
+	}
+	if m.widget != nil {
+		fields = append(fields, widgettemplate.FieldWidget)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *WidgetTemplateMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case widgettemplate.FieldCreatedAt:
+		return m.CreatedAt()
+	case widgettemplate.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case widgettemplate.FieldUserID:
+		return m.UserID()
+	case widgettemplate.FieldName:
+		return m.Name()
+	case widgettemplate.FieldWidget:
+		return m.Widget()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *WidgetTemplateMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case widgettemplate.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case widgettemplate.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case widgettemplate.FieldUserID:
+		return m.OldUserID(ctx)
+	case widgettemplate.FieldName:
+		return m.OldName(ctx)
+	case widgettemplate.FieldWidget:
+		return m.OldWidget(ctx)
+	}
+	return nil, fmt.Errorf("unknown WidgetTemplate field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WidgetTemplateMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case widgettemplate.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case widgettemplate.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case widgettemplate.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case widgettemplate.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case widgettemplate.FieldWidget:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWidget(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WidgetTemplate field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *WidgetTemplateMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *WidgetTemplateMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WidgetTemplateMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown WidgetTemplate numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *WidgetTemplateMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *WidgetTemplateMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *WidgetTemplateMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown WidgetTemplate nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *WidgetTemplateMutation) ResetField(name string) error {
+	switch name {
+	case widgettemplate.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case widgettemplate.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case widgettemplate.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case widgettemplate.FieldName:
+		m.ResetName()
+		return nil
+	case widgettemplate.FieldWidget:
+		m.ResetWidget()
+		return nil
+	}
+	return fmt.Errorf("unknown WidgetTemplate field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *WidgetTemplateMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, widgettemplate.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *WidgetTemplateMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case widgettemplate.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *WidgetTemplateMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *WidgetTemplateMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *WidgetTemplateMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, widgettemplate.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *WidgetTemplateMutation) EdgeCleared(name string) bool {
+	switch name {
+	case widgettemplate.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *WidgetTemplateMutation) ClearEdge(name string) error {
+	switch name {
+	case widgettemplate.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown WidgetTemplate unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *WidgetTemplateMutation) ResetEdge(name string) error {
+	switch name {
+	case widgettemplate.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown WidgetTemplate edge %s", name)
 }
 
 // WorkPatternMutation represents an operation that mutates the WorkPattern nodes in the graph.

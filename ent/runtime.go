@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contractentry"
 	"github.com/switchboard-hq/switchboard/ent/contractreview"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/developerteammember"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
@@ -68,6 +69,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/widgettemplate"
 	"github.com/switchboard-hq/switchboard/ent/workflowreview"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 	"github.com/switchboard-hq/switchboard/internal/money"
@@ -848,6 +850,31 @@ func init() {
 	// developerkey.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	developerkey.IDValidator = func() func(string) error {
 		validators := developerkeyDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	developerteammemberMixin := schema.DeveloperTeamMember{}.Mixin()
+	developerteammemberMixinFields0 := developerteammemberMixin[0].Fields()
+	_ = developerteammemberMixinFields0
+	developerteammemberFields := schema.DeveloperTeamMember{}.Fields()
+	_ = developerteammemberFields
+	// developerteammemberDescID is the schema descriptor for id field.
+	developerteammemberDescID := developerteammemberMixinFields0[0].Descriptor()
+	// developerteammember.DefaultID holds the default value on creation for the id field.
+	developerteammember.DefaultID = developerteammemberDescID.Default.(func() string)
+	// developerteammember.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	developerteammember.IDValidator = func() func(string) error {
+		validators := developerteammemberDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -2449,6 +2476,49 @@ func init() {
 	// webhookdelivery.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	webhookdelivery.IDValidator = func() func(string) error {
 		validators := webhookdeliveryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	widgettemplateMixin := schema.WidgetTemplate{}.Mixin()
+	widgettemplateMixinFields0 := widgettemplateMixin[0].Fields()
+	_ = widgettemplateMixinFields0
+	widgettemplateFields := schema.WidgetTemplate{}.Fields()
+	_ = widgettemplateFields
+	// widgettemplateDescName is the schema descriptor for name field.
+	widgettemplateDescName := widgettemplateFields[1].Descriptor()
+	// widgettemplate.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	widgettemplate.NameValidator = func() func(string) error {
+		validators := widgettemplateDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// widgettemplateDescID is the schema descriptor for id field.
+	widgettemplateDescID := widgettemplateMixinFields0[0].Descriptor()
+	// widgettemplate.DefaultID holds the default value on creation for the id field.
+	widgettemplate.DefaultID = widgettemplateDescID.Default.(func() string)
+	// widgettemplate.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	widgettemplate.IDValidator = func() func(string) error {
+		validators := widgettemplateDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

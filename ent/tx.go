@@ -58,6 +58,8 @@ type Tx struct {
 	ContractReview *ContractReviewClient
 	// DeveloperKey is the client for interacting with the DeveloperKey builders.
 	DeveloperKey *DeveloperKeyClient
+	// DeveloperTeamMember is the client for interacting with the DeveloperTeamMember builders.
+	DeveloperTeamMember *DeveloperTeamMemberClient
 	// Document is the client for interacting with the Document builders.
 	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
@@ -144,6 +146,8 @@ type Tx struct {
 	UserReputation *UserReputationClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
+	// WidgetTemplate is the client for interacting with the WidgetTemplate builders.
+	WidgetTemplate *WidgetTemplateClient
 	// WorkPattern is the client for interacting with the WorkPattern builders.
 	WorkPattern *WorkPatternClient
 	// WorkflowReview is the client for interacting with the WorkflowReview builders.
@@ -301,6 +305,7 @@ func (tx *Tx) init() {
 	tx.ContractEntry = NewContractEntryClient(tx.config)
 	tx.ContractReview = NewContractReviewClient(tx.config)
 	tx.DeveloperKey = NewDeveloperKeyClient(tx.config)
+	tx.DeveloperTeamMember = NewDeveloperTeamMemberClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)
 	tx.FederationAuditLog = NewFederationAuditLogClient(tx.config)
@@ -344,6 +349,7 @@ func (tx *Tx) init() {
 	tx.User = NewUserClient(tx.config)
 	tx.UserReputation = NewUserReputationClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
+	tx.WidgetTemplate = NewWidgetTemplateClient(tx.config)
 	tx.WorkPattern = NewWorkPatternClient(tx.config)
 	tx.WorkflowReview = NewWorkflowReviewClient(tx.config)
 }

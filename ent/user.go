@@ -123,9 +123,15 @@ type UserEdges struct {
 	BehaviorSignals []*BehaviorSignal `json:"behavior_signals,omitempty"`
 	// Learnings holds the value of the learnings edge.
 	Learnings []*Learning `json:"learnings,omitempty"`
+	// DeveloperTeam holds the value of the developer_team edge.
+	DeveloperTeam []*DeveloperTeamMember `json:"developer_team,omitempty"`
+	// DeveloperMemberships holds the value of the developer_memberships edge.
+	DeveloperMemberships []*DeveloperTeamMember `json:"developer_memberships,omitempty"`
+	// WidgetTemplates holds the value of the widget_templates edge.
+	WidgetTemplates []*WidgetTemplate `json:"widget_templates,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [39]bool
+	loadedTypes [42]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -487,6 +493,33 @@ func (e UserEdges) LearningsOrErr() ([]*Learning, error) {
 	return nil, &NotLoadedError{edge: "learnings"}
 }
 
+// DeveloperTeamOrErr returns the DeveloperTeam value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) DeveloperTeamOrErr() ([]*DeveloperTeamMember, error) {
+	if e.loadedTypes[39] {
+		return e.DeveloperTeam, nil
+	}
+	return nil, &NotLoadedError{edge: "developer_team"}
+}
+
+// DeveloperMembershipsOrErr returns the DeveloperMemberships value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) DeveloperMembershipsOrErr() ([]*DeveloperTeamMember, error) {
+	if e.loadedTypes[40] {
+		return e.DeveloperMemberships, nil
+	}
+	return nil, &NotLoadedError{edge: "developer_memberships"}
+}
+
+// WidgetTemplatesOrErr returns the WidgetTemplates value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) WidgetTemplatesOrErr() ([]*WidgetTemplate, error) {
+	if e.loadedTypes[41] {
+		return e.WidgetTemplates, nil
+	}
+	return nil, &NotLoadedError{edge: "widget_templates"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*User) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -772,6 +805,21 @@ func (_m *User) QueryBehaviorSignals() *BehaviorSignalQuery {
 // QueryLearnings queries the "learnings" edge of the User entity.
 func (_m *User) QueryLearnings() *LearningQuery {
 	return NewUserClient(_m.config).QueryLearnings(_m)
+}
+
+// QueryDeveloperTeam queries the "developer_team" edge of the User entity.
+func (_m *User) QueryDeveloperTeam() *DeveloperTeamMemberQuery {
+	return NewUserClient(_m.config).QueryDeveloperTeam(_m)
+}
+
+// QueryDeveloperMemberships queries the "developer_memberships" edge of the User entity.
+func (_m *User) QueryDeveloperMemberships() *DeveloperTeamMemberQuery {
+	return NewUserClient(_m.config).QueryDeveloperMemberships(_m)
+}
+
+// QueryWidgetTemplates queries the "widget_templates" edge of the User entity.
+func (_m *User) QueryWidgetTemplates() *WidgetTemplateQuery {
+	return NewUserClient(_m.config).QueryWidgetTemplates(_m)
 }
 
 // Update returns a builder for updating this User.

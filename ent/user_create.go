@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/developerteammember"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
@@ -51,6 +52,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/widgettemplate"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
 
@@ -739,6 +741,51 @@ func (_c *UserCreate) AddLearnings(v ...*Learning) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddLearningIDs(ids...)
+}
+
+// AddDeveloperTeamIDs adds the "developer_team" edge to the DeveloperTeamMember entity by IDs.
+func (_c *UserCreate) AddDeveloperTeamIDs(ids ...string) *UserCreate {
+	_c.mutation.AddDeveloperTeamIDs(ids...)
+	return _c
+}
+
+// AddDeveloperTeam adds the "developer_team" edges to the DeveloperTeamMember entity.
+func (_c *UserCreate) AddDeveloperTeam(v ...*DeveloperTeamMember) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddDeveloperTeamIDs(ids...)
+}
+
+// AddDeveloperMembershipIDs adds the "developer_memberships" edge to the DeveloperTeamMember entity by IDs.
+func (_c *UserCreate) AddDeveloperMembershipIDs(ids ...string) *UserCreate {
+	_c.mutation.AddDeveloperMembershipIDs(ids...)
+	return _c
+}
+
+// AddDeveloperMemberships adds the "developer_memberships" edges to the DeveloperTeamMember entity.
+func (_c *UserCreate) AddDeveloperMemberships(v ...*DeveloperTeamMember) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddDeveloperMembershipIDs(ids...)
+}
+
+// AddWidgetTemplateIDs adds the "widget_templates" edge to the WidgetTemplate entity by IDs.
+func (_c *UserCreate) AddWidgetTemplateIDs(ids ...string) *UserCreate {
+	_c.mutation.AddWidgetTemplateIDs(ids...)
+	return _c
+}
+
+// AddWidgetTemplates adds the "widget_templates" edges to the WidgetTemplate entity.
+func (_c *UserCreate) AddWidgetTemplates(v ...*WidgetTemplate) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddWidgetTemplateIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -1519,6 +1566,54 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(learning.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.DeveloperTeamIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperTeamTable,
+			Columns: []string{user.DeveloperTeamColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.DeveloperMembershipsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperMembershipsTable,
+			Columns: []string{user.DeveloperMembershipsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.WidgetTemplatesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WidgetTemplatesTable,
+			Columns: []string{user.WidgetTemplatesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(widgettemplate.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/developerteammember"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
@@ -53,6 +54,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/widgettemplate"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
 
@@ -102,6 +104,9 @@ type UserQuery struct {
 	withCalendarEvents       *CalendarEventQuery
 	withBehaviorSignals      *BehaviorSignalQuery
 	withLearnings            *LearningQuery
+	withDeveloperTeam        *DeveloperTeamMemberQuery
+	withDeveloperMemberships *DeveloperTeamMemberQuery
+	withWidgetTemplates      *WidgetTemplateQuery
 	modifiers                []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -997,6 +1002,72 @@ func (_q *UserQuery) QueryLearnings() *LearningQuery {
 	return query
 }
 
+// QueryDeveloperTeam chains the current query on the "developer_team" edge.
+func (_q *UserQuery) QueryDeveloperTeam() *DeveloperTeamMemberQuery {
+	query := (&DeveloperTeamMemberClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(developerteammember.Table, developerteammember.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.DeveloperTeamTable, user.DeveloperTeamColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryDeveloperMemberships chains the current query on the "developer_memberships" edge.
+func (_q *UserQuery) QueryDeveloperMemberships() *DeveloperTeamMemberQuery {
+	query := (&DeveloperTeamMemberClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(developerteammember.Table, developerteammember.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.DeveloperMembershipsTable, user.DeveloperMembershipsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryWidgetTemplates chains the current query on the "widget_templates" edge.
+func (_q *UserQuery) QueryWidgetTemplates() *WidgetTemplateQuery {
+	query := (&WidgetTemplateClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(widgettemplate.Table, widgettemplate.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.WidgetTemplatesTable, user.WidgetTemplatesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -1228,6 +1299,9 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withCalendarEvents:       _q.withCalendarEvents.Clone(),
 		withBehaviorSignals:      _q.withBehaviorSignals.Clone(),
 		withLearnings:            _q.withLearnings.Clone(),
+		withDeveloperTeam:        _q.withDeveloperTeam.Clone(),
+		withDeveloperMemberships: _q.withDeveloperMemberships.Clone(),
+		withWidgetTemplates:      _q.withWidgetTemplates.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -1663,6 +1737,39 @@ func (_q *UserQuery) WithLearnings(opts ...func(*LearningQuery)) *UserQuery {
 	return _q
 }
 
+// WithDeveloperTeam tells the query-builder to eager-load the nodes that are connected to
+// the "developer_team" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithDeveloperTeam(opts ...func(*DeveloperTeamMemberQuery)) *UserQuery {
+	query := (&DeveloperTeamMemberClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withDeveloperTeam = query
+	return _q
+}
+
+// WithDeveloperMemberships tells the query-builder to eager-load the nodes that are connected to
+// the "developer_memberships" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithDeveloperMemberships(opts ...func(*DeveloperTeamMemberQuery)) *UserQuery {
+	query := (&DeveloperTeamMemberClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withDeveloperMemberships = query
+	return _q
+}
+
+// WithWidgetTemplates tells the query-builder to eager-load the nodes that are connected to
+// the "widget_templates" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithWidgetTemplates(opts ...func(*WidgetTemplateQuery)) *UserQuery {
+	query := (&WidgetTemplateClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withWidgetTemplates = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -1741,7 +1848,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [39]bool{
+		loadedTypes = [42]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1781,6 +1888,9 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withCalendarEvents != nil,
 			_q.withBehaviorSignals != nil,
 			_q.withLearnings != nil,
+			_q.withDeveloperTeam != nil,
+			_q.withDeveloperMemberships != nil,
+			_q.withWidgetTemplates != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -2078,6 +2188,29 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadLearnings(ctx, query, nodes,
 			func(n *User) { n.Edges.Learnings = []*Learning{} },
 			func(n *User, e *Learning) { n.Edges.Learnings = append(n.Edges.Learnings, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withDeveloperTeam; query != nil {
+		if err := _q.loadDeveloperTeam(ctx, query, nodes,
+			func(n *User) { n.Edges.DeveloperTeam = []*DeveloperTeamMember{} },
+			func(n *User, e *DeveloperTeamMember) { n.Edges.DeveloperTeam = append(n.Edges.DeveloperTeam, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withDeveloperMemberships; query != nil {
+		if err := _q.loadDeveloperMemberships(ctx, query, nodes,
+			func(n *User) { n.Edges.DeveloperMemberships = []*DeveloperTeamMember{} },
+			func(n *User, e *DeveloperTeamMember) {
+				n.Edges.DeveloperMemberships = append(n.Edges.DeveloperMemberships, e)
+			}); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withWidgetTemplates; query != nil {
+		if err := _q.loadWidgetTemplates(ctx, query, nodes,
+			func(n *User) { n.Edges.WidgetTemplates = []*WidgetTemplate{} },
+			func(n *User, e *WidgetTemplate) { n.Edges.WidgetTemplates = append(n.Edges.WidgetTemplates, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -3227,6 +3360,96 @@ func (_q *UserQuery) loadLearnings(ctx context.Context, query *LearningQuery, no
 	}
 	query.Where(predicate.Learning(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.LearningsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadDeveloperTeam(ctx context.Context, query *DeveloperTeamMemberQuery, nodes []*User, init func(*User), assign func(*User, *DeveloperTeamMember)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(developerteammember.FieldOwnerID)
+	}
+	query.Where(predicate.DeveloperTeamMember(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.DeveloperTeamColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OwnerID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "owner_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadDeveloperMemberships(ctx context.Context, query *DeveloperTeamMemberQuery, nodes []*User, init func(*User), assign func(*User, *DeveloperTeamMember)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(developerteammember.FieldMemberID)
+	}
+	query.Where(predicate.DeveloperTeamMember(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.DeveloperMembershipsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.MemberID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "member_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadWidgetTemplates(ctx context.Context, query *WidgetTemplateQuery, nodes []*User, init func(*User), assign func(*User, *WidgetTemplate)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(widgettemplate.FieldUserID)
+	}
+	query.Where(predicate.WidgetTemplate(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.WidgetTemplatesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

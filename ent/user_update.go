@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/developerteammember"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/inboundwebhook"
@@ -51,6 +52,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/widgettemplate"
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
 
@@ -770,6 +772,51 @@ func (_u *UserUpdate) AddLearnings(v ...*Learning) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.AddLearningIDs(ids...)
+}
+
+// AddDeveloperTeamIDs adds the "developer_team" edge to the DeveloperTeamMember entity by IDs.
+func (_u *UserUpdate) AddDeveloperTeamIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddDeveloperTeamIDs(ids...)
+	return _u
+}
+
+// AddDeveloperTeam adds the "developer_team" edges to the DeveloperTeamMember entity.
+func (_u *UserUpdate) AddDeveloperTeam(v ...*DeveloperTeamMember) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDeveloperTeamIDs(ids...)
+}
+
+// AddDeveloperMembershipIDs adds the "developer_memberships" edge to the DeveloperTeamMember entity by IDs.
+func (_u *UserUpdate) AddDeveloperMembershipIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddDeveloperMembershipIDs(ids...)
+	return _u
+}
+
+// AddDeveloperMemberships adds the "developer_memberships" edges to the DeveloperTeamMember entity.
+func (_u *UserUpdate) AddDeveloperMemberships(v ...*DeveloperTeamMember) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDeveloperMembershipIDs(ids...)
+}
+
+// AddWidgetTemplateIDs adds the "widget_templates" edge to the WidgetTemplate entity by IDs.
+func (_u *UserUpdate) AddWidgetTemplateIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddWidgetTemplateIDs(ids...)
+	return _u
+}
+
+// AddWidgetTemplates adds the "widget_templates" edges to the WidgetTemplate entity.
+func (_u *UserUpdate) AddWidgetTemplates(v ...*WidgetTemplate) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddWidgetTemplateIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -1534,6 +1581,69 @@ func (_u *UserUpdate) RemoveLearnings(v ...*Learning) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveLearningIDs(ids...)
+}
+
+// ClearDeveloperTeam clears all "developer_team" edges to the DeveloperTeamMember entity.
+func (_u *UserUpdate) ClearDeveloperTeam() *UserUpdate {
+	_u.mutation.ClearDeveloperTeam()
+	return _u
+}
+
+// RemoveDeveloperTeamIDs removes the "developer_team" edge to DeveloperTeamMember entities by IDs.
+func (_u *UserUpdate) RemoveDeveloperTeamIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveDeveloperTeamIDs(ids...)
+	return _u
+}
+
+// RemoveDeveloperTeam removes "developer_team" edges to DeveloperTeamMember entities.
+func (_u *UserUpdate) RemoveDeveloperTeam(v ...*DeveloperTeamMember) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDeveloperTeamIDs(ids...)
+}
+
+// ClearDeveloperMemberships clears all "developer_memberships" edges to the DeveloperTeamMember entity.
+func (_u *UserUpdate) ClearDeveloperMemberships() *UserUpdate {
+	_u.mutation.ClearDeveloperMemberships()
+	return _u
+}
+
+// RemoveDeveloperMembershipIDs removes the "developer_memberships" edge to DeveloperTeamMember entities by IDs.
+func (_u *UserUpdate) RemoveDeveloperMembershipIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveDeveloperMembershipIDs(ids...)
+	return _u
+}
+
+// RemoveDeveloperMemberships removes "developer_memberships" edges to DeveloperTeamMember entities.
+func (_u *UserUpdate) RemoveDeveloperMemberships(v ...*DeveloperTeamMember) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDeveloperMembershipIDs(ids...)
+}
+
+// ClearWidgetTemplates clears all "widget_templates" edges to the WidgetTemplate entity.
+func (_u *UserUpdate) ClearWidgetTemplates() *UserUpdate {
+	_u.mutation.ClearWidgetTemplates()
+	return _u
+}
+
+// RemoveWidgetTemplateIDs removes the "widget_templates" edge to WidgetTemplate entities by IDs.
+func (_u *UserUpdate) RemoveWidgetTemplateIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveWidgetTemplateIDs(ids...)
+	return _u
+}
+
+// RemoveWidgetTemplates removes "widget_templates" edges to WidgetTemplate entities.
+func (_u *UserUpdate) RemoveWidgetTemplates(v ...*WidgetTemplate) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveWidgetTemplateIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -3315,6 +3425,141 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.DeveloperTeamCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperTeamTable,
+			Columns: []string{user.DeveloperTeamColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDeveloperTeamIDs(); len(nodes) > 0 && !_u.mutation.DeveloperTeamCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperTeamTable,
+			Columns: []string{user.DeveloperTeamColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DeveloperTeamIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperTeamTable,
+			Columns: []string{user.DeveloperTeamColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.DeveloperMembershipsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperMembershipsTable,
+			Columns: []string{user.DeveloperMembershipsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDeveloperMembershipsIDs(); len(nodes) > 0 && !_u.mutation.DeveloperMembershipsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperMembershipsTable,
+			Columns: []string{user.DeveloperMembershipsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DeveloperMembershipsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperMembershipsTable,
+			Columns: []string{user.DeveloperMembershipsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.WidgetTemplatesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WidgetTemplatesTable,
+			Columns: []string{user.WidgetTemplatesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(widgettemplate.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedWidgetTemplatesIDs(); len(nodes) > 0 && !_u.mutation.WidgetTemplatesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WidgetTemplatesTable,
+			Columns: []string{user.WidgetTemplatesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(widgettemplate.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WidgetTemplatesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WidgetTemplatesTable,
+			Columns: []string{user.WidgetTemplatesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(widgettemplate.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -4038,6 +4283,51 @@ func (_u *UserUpdateOne) AddLearnings(v ...*Learning) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.AddLearningIDs(ids...)
+}
+
+// AddDeveloperTeamIDs adds the "developer_team" edge to the DeveloperTeamMember entity by IDs.
+func (_u *UserUpdateOne) AddDeveloperTeamIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddDeveloperTeamIDs(ids...)
+	return _u
+}
+
+// AddDeveloperTeam adds the "developer_team" edges to the DeveloperTeamMember entity.
+func (_u *UserUpdateOne) AddDeveloperTeam(v ...*DeveloperTeamMember) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDeveloperTeamIDs(ids...)
+}
+
+// AddDeveloperMembershipIDs adds the "developer_memberships" edge to the DeveloperTeamMember entity by IDs.
+func (_u *UserUpdateOne) AddDeveloperMembershipIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddDeveloperMembershipIDs(ids...)
+	return _u
+}
+
+// AddDeveloperMemberships adds the "developer_memberships" edges to the DeveloperTeamMember entity.
+func (_u *UserUpdateOne) AddDeveloperMemberships(v ...*DeveloperTeamMember) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDeveloperMembershipIDs(ids...)
+}
+
+// AddWidgetTemplateIDs adds the "widget_templates" edge to the WidgetTemplate entity by IDs.
+func (_u *UserUpdateOne) AddWidgetTemplateIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddWidgetTemplateIDs(ids...)
+	return _u
+}
+
+// AddWidgetTemplates adds the "widget_templates" edges to the WidgetTemplate entity.
+func (_u *UserUpdateOne) AddWidgetTemplates(v ...*WidgetTemplate) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddWidgetTemplateIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -4802,6 +5092,69 @@ func (_u *UserUpdateOne) RemoveLearnings(v ...*Learning) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveLearningIDs(ids...)
+}
+
+// ClearDeveloperTeam clears all "developer_team" edges to the DeveloperTeamMember entity.
+func (_u *UserUpdateOne) ClearDeveloperTeam() *UserUpdateOne {
+	_u.mutation.ClearDeveloperTeam()
+	return _u
+}
+
+// RemoveDeveloperTeamIDs removes the "developer_team" edge to DeveloperTeamMember entities by IDs.
+func (_u *UserUpdateOne) RemoveDeveloperTeamIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveDeveloperTeamIDs(ids...)
+	return _u
+}
+
+// RemoveDeveloperTeam removes "developer_team" edges to DeveloperTeamMember entities.
+func (_u *UserUpdateOne) RemoveDeveloperTeam(v ...*DeveloperTeamMember) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDeveloperTeamIDs(ids...)
+}
+
+// ClearDeveloperMemberships clears all "developer_memberships" edges to the DeveloperTeamMember entity.
+func (_u *UserUpdateOne) ClearDeveloperMemberships() *UserUpdateOne {
+	_u.mutation.ClearDeveloperMemberships()
+	return _u
+}
+
+// RemoveDeveloperMembershipIDs removes the "developer_memberships" edge to DeveloperTeamMember entities by IDs.
+func (_u *UserUpdateOne) RemoveDeveloperMembershipIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveDeveloperMembershipIDs(ids...)
+	return _u
+}
+
+// RemoveDeveloperMemberships removes "developer_memberships" edges to DeveloperTeamMember entities.
+func (_u *UserUpdateOne) RemoveDeveloperMemberships(v ...*DeveloperTeamMember) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDeveloperMembershipIDs(ids...)
+}
+
+// ClearWidgetTemplates clears all "widget_templates" edges to the WidgetTemplate entity.
+func (_u *UserUpdateOne) ClearWidgetTemplates() *UserUpdateOne {
+	_u.mutation.ClearWidgetTemplates()
+	return _u
+}
+
+// RemoveWidgetTemplateIDs removes the "widget_templates" edge to WidgetTemplate entities by IDs.
+func (_u *UserUpdateOne) RemoveWidgetTemplateIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveWidgetTemplateIDs(ids...)
+	return _u
+}
+
+// RemoveWidgetTemplates removes "widget_templates" edges to WidgetTemplate entities.
+func (_u *UserUpdateOne) RemoveWidgetTemplates(v ...*WidgetTemplate) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveWidgetTemplateIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -6606,6 +6959,141 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(learning.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.DeveloperTeamCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperTeamTable,
+			Columns: []string{user.DeveloperTeamColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDeveloperTeamIDs(); len(nodes) > 0 && !_u.mutation.DeveloperTeamCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperTeamTable,
+			Columns: []string{user.DeveloperTeamColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DeveloperTeamIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperTeamTable,
+			Columns: []string{user.DeveloperTeamColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.DeveloperMembershipsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperMembershipsTable,
+			Columns: []string{user.DeveloperMembershipsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDeveloperMembershipsIDs(); len(nodes) > 0 && !_u.mutation.DeveloperMembershipsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperMembershipsTable,
+			Columns: []string{user.DeveloperMembershipsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DeveloperMembershipsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperMembershipsTable,
+			Columns: []string{user.DeveloperMembershipsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerteammember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.WidgetTemplatesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WidgetTemplatesTable,
+			Columns: []string{user.WidgetTemplatesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(widgettemplate.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedWidgetTemplatesIDs(); len(nodes) > 0 && !_u.mutation.WidgetTemplatesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WidgetTemplatesTable,
+			Columns: []string{user.WidgetTemplatesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(widgettemplate.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WidgetTemplatesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WidgetTemplatesTable,
+			Columns: []string{user.WidgetTemplatesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(widgettemplate.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

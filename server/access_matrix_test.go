@@ -157,6 +157,22 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.LearningService/UpdateLearning": {"id": "learning"},
 	"/switchboard.v1.LearningService/DeleteLearning": {"id": "learning"},
 	"/switchboard.v1.WorkflowService/ReviewWorkflow": {"id": "workflow"},
+
+	// The developer portal: another account's key, token, template or
+	// agent is 404, as is a user who is no member of the caller's team.
+	"/switchboard.v1.DeveloperPortalService/RevokeDeveloperKey":        {"id": "developer_key"},
+	"/switchboard.v1.DeveloperPortalService/RevokeConnectToken":        {"id": "connect_token"},
+	"/switchboard.v1.DeveloperPortalService/RemoveDeveloperTeamMember": {"user_id": "user"},
+	"/switchboard.v1.DeveloperPortalService/GetPortalAgent":            {"id": "listing"},
+	"/switchboard.v1.DeveloperPortalService/UpdatePortalAgent":         {"id": "listing"},
+	"/switchboard.v1.DeveloperPortalService/DeletePortalAgent":         {"id": "listing"},
+	"/switchboard.v1.DeveloperPortalService/ListPortalAgentTestRuns":   {"id": "listing"},
+	"/switchboard.v1.DeveloperPortalService/RunPortalAgentTest":        {"id": "listing"},
+	"/switchboard.v1.DeveloperPortalService/ListPortalAgentExecutions": {"id": "listing"},
+	"/switchboard.v1.DeveloperPortalService/GetPortalAgentEarnings":    {"id": "listing"},
+	"/switchboard.v1.DeveloperPortalService/GetWidgetTemplate":         {"id": "widget_template"},
+	"/switchboard.v1.DeveloperPortalService/ReplaceWidgetTemplate":     {"id": "widget_template"},
+	"/switchboard.v1.DeveloperPortalService/DeleteWidgetTemplate":      {"id": "widget_template"},
 }
 
 // shared lists the RPCs whose path names a row that other accounts may use by
@@ -237,7 +253,14 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.LearningService/CreateLearning":             {"category": "behavior", "content": "Works mornings"},
 	"/switchboard.v1.LearningService/UpdateLearning":             {"dismissed": true},
 	"/switchboard.v1.BoardCortexService/UpdateBoardInsight":      {"status": "dismissed"},
+
+	// The developer portal's.
+	"/switchboard.v1.DeveloperPortalService/UpdatePortalAgent":     {"agent": map[string]any{"description": "Changed"}},
+	"/switchboard.v1.DeveloperPortalService/ReplaceWidgetTemplate": {"name": "Mine", "widget": portalWidget},
 }
+
+// portalWidget is a widget template's widget that holds together.
+var portalWidget = map[string]any{"type": "info_card", "title": "Summary", "items": []any{map[string]any{"id": "1", "label": "Finding"}}}
 
 var pathVariable = regexp.MustCompile(`\{([a-z_]+)\}`)
 
@@ -475,6 +498,14 @@ func makeRows(t *testing.T, s *servertest.Server, a, provider *servertest.Accoun
 	rows["key"], _ = keys[0].(map[string]any)["id"].(string)
 	rows["inbound_webhook"], _ = a.Session.Do(http.MethodPost, "/api/webhooks/inbound",
 		map[string]any{"kind": "generic", "name": "Bob's alerts"}).JSON(t)["id"].(string)
+	// The developer portal's rows: a developer key, a connect token, a
+	// widget template.
+	created(a.Session.Do(http.MethodPost, "/api/developer/keys", map[string]any{"label": "Bob's CI"}), "key")
+	rows["developer_key"], _ = a.Session.Do(http.MethodGet, "/api/developer/keys", nil).JSON(t)["keys"].([]any)[0].(map[string]any)["id"].(string)
+	created(a.Session.Do(http.MethodPost, "/api/developer/connect-tokens", map[string]any{}), "token")
+	rows["connect_token"], _ = a.Session.Do(http.MethodGet, "/api/developer/connect-tokens", nil).JSON(t)["tokens"].([]any)[0].(map[string]any)["id"].(string)
+	rows["widget_template"], _ = created(a.Session.Do(http.MethodPost, "/api/developer/widget-templates",
+		map[string]any{"name": "Bob's summary", "widget": portalWidget}), "template")["id"].(string)
 	// A request from a peer, as the handshake records it (the handshake
 	// itself needs a second instance: server/network's tests).
 	conn, err := s.DB.NetworkConnection.Create().SetUserID(a.ID).SetPeerInstanceURL("https://peer.example").

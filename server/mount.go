@@ -59,6 +59,9 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewSettingsServiceHandler, switchboardv1.RegisterSettingsServiceHandlerServer)(s.settings, s.settings),
 		serve(switchboardv1connect.NewStoreServiceHandler, switchboardv1.RegisterStoreServiceHandlerServer)(s.store, s.store),
 		serve(switchboardv1connect.NewCapabilityServiceHandler, switchboardv1.RegisterCapabilityServiceHandlerServer)(s.caps, s.caps),
+		// Before DeveloperService: its PATCH /api/developer/agents/register
+		// must win over the portal's /api/developer/agents/{id}.
+		serve(switchboardv1connect.NewDeveloperPortalServiceHandler, switchboardv1.RegisterDeveloperPortalServiceHandlerServer)(s.portal, s.portal),
 		serve(switchboardv1connect.NewDeveloperServiceHandler, switchboardv1.RegisterDeveloperServiceHandlerServer)(s.dev, s.dev),
 		serve(switchboardv1connect.NewStoreReviewServiceHandler, switchboardv1.RegisterStoreReviewServiceHandlerServer)(s.review, s.review),
 		serve(switchboardv1connect.NewStoreExecutionServiceHandler, switchboardv1.RegisterStoreExecutionServiceHandlerServer)(s.execs, s.execs),

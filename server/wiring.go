@@ -86,6 +86,7 @@ type services struct {
 	settings *settings.Service
 	store    *store.Service
 	dev      *developer.Service
+	portal   *developer.Portal
 	review   *review.Service
 	execs    *engine.Service
 	updates  *updates.Service
@@ -321,6 +322,8 @@ func (h *house) buildServices(*App) error {
 		// registerUrl is absolute when the instance knows its public address.
 		BaseURL: cfg.Executions.PublicURL,
 	}
+	// The portal lists the instances a developer's tokens registered as the hub's admin sees them.
+	s.portal = developer.NewPortal(s.dev, s.hubAdmin)
 	s.a2a = &a2a.Service{DB: cfg.DB, Queue: s.queue, Bus: h.bus, Egress: h.egress, Charge: h.gate.Charge,
 		OpenStream: h.gate.OpenStream}
 	return nil

@@ -273,6 +273,18 @@ func (f DeveloperKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DeveloperKeyMutation", m)
 }
 
+// The DeveloperTeamMemberFunc type is an adapter to allow the use of ordinary
+// function as DeveloperTeamMember mutator.
+type DeveloperTeamMemberFunc func(context.Context, *ent.DeveloperTeamMemberMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DeveloperTeamMemberFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DeveloperTeamMemberMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DeveloperTeamMemberMutation", m)
+}
+
 // The DocumentFunc type is an adapter to allow the use of ordinary
 // function as Document mutator.
 type DocumentFunc func(context.Context, *ent.DocumentMutation) (ent.Value, error)
@@ -787,6 +799,18 @@ func (f WebhookDeliveryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Va
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.WebhookDeliveryMutation", m)
+}
+
+// The WidgetTemplateFunc type is an adapter to allow the use of ordinary
+// function as WidgetTemplate mutator.
+type WidgetTemplateFunc func(context.Context, *ent.WidgetTemplateMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f WidgetTemplateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.WidgetTemplateMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.WidgetTemplateMutation", m)
 }
 
 // The WorkPatternFunc type is an adapter to allow the use of ordinary

@@ -1022,6 +1022,46 @@ var (
 			},
 		},
 	}
+	// DeveloperTeamMembersColumns holds the columns for the "developer_team_members" table.
+	DeveloperTeamMembersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "owner_id", Type: field.TypeString, Size: 40},
+		{Name: "member_id", Type: field.TypeString, Size: 40},
+	}
+	// DeveloperTeamMembersTable holds the schema information for the "developer_team_members" table.
+	DeveloperTeamMembersTable = &schema.Table{
+		Name:       "developer_team_members",
+		Columns:    DeveloperTeamMembersColumns,
+		PrimaryKey: []*schema.Column{DeveloperTeamMembersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "developer_team_members_users_developer_team",
+				Columns:    []*schema.Column{DeveloperTeamMembersColumns[3]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "developer_team_members_users_developer_memberships",
+				Columns:    []*schema.Column{DeveloperTeamMembersColumns[4]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "developerteammember_owner_id_member_id",
+				Unique:  true,
+				Columns: []*schema.Column{DeveloperTeamMembersColumns[3], DeveloperTeamMembersColumns[4]},
+			},
+			{
+				Name:    "developerteammember_member_id",
+				Unique:  false,
+				Columns: []*schema.Column{DeveloperTeamMembersColumns[4]},
+			},
+		},
+	}
 	// DocumentsColumns holds the columns for the "documents" table.
 	DocumentsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2727,6 +2767,36 @@ var (
 			},
 		},
 	}
+	// WidgetTemplatesColumns holds the columns for the "widget_templates" table.
+	WidgetTemplatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "widget", Type: field.TypeString, Size: 2147483647},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// WidgetTemplatesTable holds the schema information for the "widget_templates" table.
+	WidgetTemplatesTable = &schema.Table{
+		Name:       "widget_templates",
+		Columns:    WidgetTemplatesColumns,
+		PrimaryKey: []*schema.Column{WidgetTemplatesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "widget_templates_users_widget_templates",
+				Columns:    []*schema.Column{WidgetTemplatesColumns[5]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "widgettemplate_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WidgetTemplatesColumns[5], WidgetTemplatesColumns[1]},
+			},
+		},
+	}
 	// WorkPatternsColumns holds the columns for the "work_patterns" table.
 	WorkPatternsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2795,6 +2865,7 @@ var (
 		ContractEntriesTable,
 		ContractReviewsTable,
 		DeveloperKeysTable,
+		DeveloperTeamMembersTable,
 		DocumentsTable,
 		ExecutionsTable,
 		FederationAuditLogsTable,
@@ -2838,6 +2909,7 @@ var (
 		UsersTable,
 		UserReputationsTable,
 		WebhookDeliveriesTable,
+		WidgetTemplatesTable,
 		WorkPatternsTable,
 		WorkflowReviewsTable,
 	}
@@ -2870,6 +2942,8 @@ func init() {
 	ContractEntriesTable.ForeignKeys[0].RefTable = ContractsTable
 	ContractReviewsTable.ForeignKeys[0].RefTable = ContractsTable
 	DeveloperKeysTable.ForeignKeys[0].RefTable = UsersTable
+	DeveloperTeamMembersTable.ForeignKeys[0].RefTable = UsersTable
+	DeveloperTeamMembersTable.ForeignKeys[1].RefTable = UsersTable
 	DocumentsTable.ForeignKeys[0].RefTable = UsersTable
 	ExecutionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	ExecutionsTable.ForeignKeys[1].RefTable = UsersTable
@@ -2902,5 +2976,6 @@ func init() {
 	TeamMembersTable.ForeignKeys[0].RefTable = TeamsTable
 	UserReputationsTable.ForeignKeys[0].RefTable = UsersTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = UsersTable
+	WidgetTemplatesTable.ForeignKeys[0].RefTable = UsersTable
 	WorkPatternsTable.ForeignKeys[0].RefTable = UsersTable
 }

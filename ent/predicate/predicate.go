@@ -72,6 +72,9 @@ type ContractReview func(*sql.Selector)
 // DeveloperKey is the predicate function for developerkey builders.
 type DeveloperKey func(*sql.Selector)
 
+// DeveloperTeamMember is the predicate function for developerteammember builders.
+type DeveloperTeamMember func(*sql.Selector)
+
 // Document is the predicate function for document builders.
 type Document func(*sql.Selector)
 
@@ -200,6 +203,9 @@ type UserReputation func(*sql.Selector)
 
 // WebhookDelivery is the predicate function for webhookdelivery builders.
 type WebhookDelivery func(*sql.Selector)
+
+// WidgetTemplate is the predicate function for widgettemplate builders.
+type WidgetTemplate func(*sql.Selector)
 
 // WorkPattern is the predicate function for workpattern builders.
 type WorkPattern func(*sql.Selector)

@@ -69,5 +69,10 @@ func (User) Edges() []ent.Edge {
 		edge.To("calendar_events", CalendarEvent.Type),
 		edge.To("behavior_signals", BehaviorSignal.Type),
 		edge.To("learnings", Learning.Type),
+		// The developer portal: the account's team, the teams it is a
+		// member of, and its widget templates.
+		edge.To("developer_team", DeveloperTeamMember.Type),
+		edge.To("developer_memberships", DeveloperTeamMember.Type),
+		edge.To("widget_templates", WidgetTemplate.Type),
 	}
 }

@@ -108,6 +108,12 @@ const (
 	EdgeBehaviorSignals = "behavior_signals"
 	// EdgeLearnings holds the string denoting the learnings edge name in mutations.
 	EdgeLearnings = "learnings"
+	// EdgeDeveloperTeam holds the string denoting the developer_team edge name in mutations.
+	EdgeDeveloperTeam = "developer_team"
+	// EdgeDeveloperMemberships holds the string denoting the developer_memberships edge name in mutations.
+	EdgeDeveloperMemberships = "developer_memberships"
+	// EdgeWidgetTemplates holds the string denoting the widget_templates edge name in mutations.
+	EdgeWidgetTemplates = "widget_templates"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -383,6 +389,27 @@ const (
 	LearningsInverseTable = "learnings"
 	// LearningsColumn is the table column denoting the learnings relation/edge.
 	LearningsColumn = "user_id"
+	// DeveloperTeamTable is the table that holds the developer_team relation/edge.
+	DeveloperTeamTable = "developer_team_members"
+	// DeveloperTeamInverseTable is the table name for the DeveloperTeamMember entity.
+	// It exists in this package in order to avoid circular dependency with the "developerteammember" package.
+	DeveloperTeamInverseTable = "developer_team_members"
+	// DeveloperTeamColumn is the table column denoting the developer_team relation/edge.
+	DeveloperTeamColumn = "owner_id"
+	// DeveloperMembershipsTable is the table that holds the developer_memberships relation/edge.
+	DeveloperMembershipsTable = "developer_team_members"
+	// DeveloperMembershipsInverseTable is the table name for the DeveloperTeamMember entity.
+	// It exists in this package in order to avoid circular dependency with the "developerteammember" package.
+	DeveloperMembershipsInverseTable = "developer_team_members"
+	// DeveloperMembershipsColumn is the table column denoting the developer_memberships relation/edge.
+	DeveloperMembershipsColumn = "member_id"
+	// WidgetTemplatesTable is the table that holds the widget_templates relation/edge.
+	WidgetTemplatesTable = "widget_templates"
+	// WidgetTemplatesInverseTable is the table name for the WidgetTemplate entity.
+	// It exists in this package in order to avoid circular dependency with the "widgettemplate" package.
+	WidgetTemplatesInverseTable = "widget_templates"
+	// WidgetTemplatesColumn is the table column denoting the widget_templates relation/edge.
+	WidgetTemplatesColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -1012,6 +1039,48 @@ func ByLearnings(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newLearningsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByDeveloperTeamCount orders the results by developer_team count.
+func ByDeveloperTeamCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newDeveloperTeamStep(), opts...)
+	}
+}
+
+// ByDeveloperTeam orders the results by developer_team terms.
+func ByDeveloperTeam(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newDeveloperTeamStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByDeveloperMembershipsCount orders the results by developer_memberships count.
+func ByDeveloperMembershipsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newDeveloperMembershipsStep(), opts...)
+	}
+}
+
+// ByDeveloperMemberships orders the results by developer_memberships terms.
+func ByDeveloperMemberships(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newDeveloperMembershipsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByWidgetTemplatesCount orders the results by widget_templates count.
+func ByWidgetTemplatesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newWidgetTemplatesStep(), opts...)
+	}
+}
+
+// ByWidgetTemplates orders the results by widget_templates terms.
+func ByWidgetTemplates(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newWidgetTemplatesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -1283,5 +1352,26 @@ func newLearningsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(LearningsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, LearningsTable, LearningsColumn),
+	)
+}
+func newDeveloperTeamStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(DeveloperTeamInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, DeveloperTeamTable, DeveloperTeamColumn),
+	)
+}
+func newDeveloperMembershipsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(DeveloperMembershipsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, DeveloperMembershipsTable, DeveloperMembershipsColumn),
+	)
+}
+func newWidgetTemplatesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(WidgetTemplatesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, WidgetTemplatesTable, WidgetTemplatesColumn),
 	)
 }

@@ -1432,6 +1432,75 @@ func HasLearningsWith(preds ...predicate.Learning) predicate.User {
 	})
 }
 
+// HasDeveloperTeam applies the HasEdge predicate on the "developer_team" edge.
+func HasDeveloperTeam() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, DeveloperTeamTable, DeveloperTeamColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasDeveloperTeamWith applies the HasEdge predicate on the "developer_team" edge with a given conditions (other predicates).
+func HasDeveloperTeamWith(preds ...predicate.DeveloperTeamMember) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newDeveloperTeamStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasDeveloperMemberships applies the HasEdge predicate on the "developer_memberships" edge.
+func HasDeveloperMemberships() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, DeveloperMembershipsTable, DeveloperMembershipsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasDeveloperMembershipsWith applies the HasEdge predicate on the "developer_memberships" edge with a given conditions (other predicates).
+func HasDeveloperMembershipsWith(preds ...predicate.DeveloperTeamMember) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newDeveloperMembershipsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasWidgetTemplates applies the HasEdge predicate on the "widget_templates" edge.
+func HasWidgetTemplates() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, WidgetTemplatesTable, WidgetTemplatesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasWidgetTemplatesWith applies the HasEdge predicate on the "widget_templates" edge with a given conditions (other predicates).
+func HasWidgetTemplatesWith(preds ...predicate.WidgetTemplate) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newWidgetTemplatesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

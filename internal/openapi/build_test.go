@@ -260,6 +260,15 @@ func TestRequired(t *testing.T) {
 		{"UpdateSettingsRequest", nil},
 		{"LoginRequest", []string{"password"}},
 		{"SetupRequest", []string{"username", "email", "password", "name", "acceptedTerms"}},
+		// The developer portal (issue 31): the account as RULINGS gives it,
+		// and the requests' marked fields only.
+		{"DeveloperAccount", []string{"id", "username", "name", "contactEmail", "createdAt"}},
+		{"DeleteDeveloperAccountRequest", []string{"confirm"}},
+		{"UpdateDeveloperAccountRequest", nil},
+		{"AddDeveloperTeamMemberRequest", []string{"email"}},
+		{"CreateWidgetTemplateRequest", []string{"name", "widget"}},
+		{"WidgetTemplate", []string{"id", "name", "widget", "createdAt", "updatedAt"}},
+		{"GetDeveloperBillingResponse", []string{"earningsCents", "feesCents", "payoutsCents", "currency", "ledger", "pagination", "currencies"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {

@@ -447,6 +447,35 @@ func WidgetTypeValues() []WidgetType {
 	return []WidgetType{WidgetTypeInfoCard, WidgetTypeChoiceCard, WidgetTypeActionList, WidgetTypePaymentPrompt}
 }
 
+// WidgetLayout is a value of the vocabulary widget_layout.
+type WidgetLayout string
+
+// The values of widget_layout, in declared order.
+const (
+	WidgetLayoutHorizontal WidgetLayout = "horizontal" // Horizontal
+	WidgetLayoutVertical   WidgetLayout = "vertical"   // Vertical
+	WidgetLayoutGrid       WidgetLayout = "grid"       // Grid
+)
+
+// WidgetLayoutValues answers every value of widget_layout, in declared order.
+func WidgetLayoutValues() []WidgetLayout {
+	return []WidgetLayout{WidgetLayoutHorizontal, WidgetLayoutVertical, WidgetLayoutGrid}
+}
+
+// PortalAccess is a value of the vocabulary portal_access.
+type PortalAccess string
+
+// The values of portal_access, in declared order.
+const (
+	PortalAccessOwner  PortalAccess = "owner"  // Owner
+	PortalAccessMember PortalAccess = "member" // Team member
+)
+
+// PortalAccessValues answers every value of portal_access, in declared order.
+func PortalAccessValues() []PortalAccess {
+	return []PortalAccess{PortalAccessOwner, PortalAccessMember}
+}
+
 // WidgetTerminalAction is a value of the vocabulary widget_terminal_action.
 type WidgetTerminalAction string
 

@@ -216,9 +216,10 @@ func (s *Service) saveRun(ctx context.Context, tx *db.Tx, agentID string, trigge
 	return run, nil
 }
 
-// UpdateDeveloperAgent changes the developer's agent found by slug. A
-// breaking change (endpoint, auth method, pricing model) sends a listed or
-// rejected agent back to pending: the ship-gate again.
+// UpdateDeveloperAgent changes an agent the developer manages (its own, or
+// one of a developer whose team it belongs to), found by slug. A breaking
+// change (endpoint, auth method, pricing model) sends a listed or rejected
+// agent back to pending: the ship-gate again.
 func (s *Service) UpdateDeveloperAgent(ctx context.Context, req *switchboardv1.UpdateDeveloperAgentRequest) (*switchboardv1.UpdateDeveloperAgentResponse, error) {
 	d, err := s.caller(ctx, false)
 	if err != nil {
@@ -234,38 +235,68 @@ func (s *Service) UpdateDeveloperAgent(ctx context.Context, req *switchboardv1.U
 	if a.GetSkipHealthCheck() {
 		return nil, apperr.Invalid("skipHealthCheck applies to registration only")
 	}
-	if err := s.checkInstanceURL(ctx, a.InstanceUrl); err != nil {
+	cur, err := s.bySlug(ctx, d.userID, a.GetSlug())
+	if err != nil {
 		return nil, err
 	}
-	cur, err := s.DB.StoreAgent.Query().Where(storeagent.Slug(a.GetSlug()), storeagent.UserID(d.userID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("agent %q not found among your agents", a.GetSlug())
-	} else if err != nil {
-		return nil, err
-	}
-	row, change, err := s.Store.UpdateListing(ctx, d.userID, cur.ID, toStoreInput(a, false), func(row *ent.StoreAgent, breaking bool) string {
+	row, change, err := s.change(ctx, cur, a, func(row *ent.StoreAgent, breaking bool) string {
 		return store.ShipGateAfterChange(string(row.Status), breaking)
 	})
 	if err != nil {
 		return nil, err
-	}
-	if a.InstanceUrl != nil && derefString(row.SourceInstanceURL) != *a.InstanceUrl {
-		if row, err = s.DB.StoreAgent.UpdateOneID(row.ID).SetSourceInstanceURL(*a.InstanceUrl).Save(ctx); err != nil {
-			return nil, err
-		}
 	}
 	out := &switchboardv1.UpdateDeveloperAgentResponse{
 		Agent:                 store.OwnerView(row),
 		WidgetRecommendations: recommendWidgets(row.DeclaredWidgetTypes, derefString(row.Category), row.PricingModel),
 	}
 	if change != nil {
-		out.Change = &switchboardv1.ChangelogEntry{Version: change.Version, Breaking: change.Breaking, Fields: change.Fields, CreatedAt: ts(change.At)}
-		if change.Notes != "" {
-			out.Change.Notes = &change.Notes
-		}
-		out.ReviewRequired = change.Breaking
+		out.Change, out.ReviewRequired = change, change.Breaking
 	}
 	return out, nil
+}
+
+// bySlug finds the agent slug among those userID manages; else 404.
+func (s *Service) bySlug(ctx context.Context, userID, slug string) (*ent.StoreAgent, error) {
+	notFound := apperr.NotFound("agent %q not found among your agents", slug)
+	id, err := s.DB.StoreAgent.Query().Where(storeagent.Slug(slug)).OnlyID(ctx)
+	if ent.IsNotFound(err) {
+		return nil, notFound
+	} else if err != nil {
+		return nil, err
+	}
+	row, _, err := managed(ctx, s.DB.Client, userID, id)
+	if apperr.From(err).Kind == apperr.KindNotFound {
+		return nil, notFound
+	}
+	return row, err
+}
+
+// change applies a developer's change to cur through the store (on its
+// owner's behalf), statusAfter deciding the status after a breaking one,
+// and records the developer's instance URL. The entry is nil when nothing
+// changed.
+func (s *Service) change(ctx context.Context, cur *ent.StoreAgent, a *switchboardv1.DeveloperAgentInput,
+	statusAfter func(row *ent.StoreAgent, breaking bool) string) (*ent.StoreAgent, *switchboardv1.ChangelogEntry, error) {
+	if err := s.checkInstanceURL(ctx, a.InstanceUrl); err != nil {
+		return nil, nil, err
+	}
+	row, change, err := s.Store.UpdateListing(ctx, cur.UserID, cur.ID, toStoreInput(a, false), statusAfter)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.InstanceUrl != nil && derefString(row.SourceInstanceURL) != *a.InstanceUrl {
+		if row, err = s.DB.StoreAgent.UpdateOneID(row.ID).SetSourceInstanceURL(*a.InstanceUrl).Save(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	if change == nil {
+		return row, nil, nil
+	}
+	entry := &switchboardv1.ChangelogEntry{Version: change.Version, Breaking: change.Breaking, Fields: change.Fields, CreatedAt: ts(change.At)}
+	if change.Notes != "" {
+		entry.Notes = &change.Notes
+	}
+	return row, entry, nil
 }
 
 func derefString(s *string) string {
@@ -275,7 +306,8 @@ func derefString(s *string) string {
 	return *s
 }
 
-// RunDeveloperAgentTest re-dispatches the probe and persists its run.
+// RunDeveloperAgentTest re-dispatches the probe and persists its run, for
+// an agent the developer manages (a self-config token: its own agent only).
 func (s *Service) RunDeveloperAgentTest(ctx context.Context, req *switchboardv1.RunDeveloperAgentTestRequest) (*switchboardv1.RunDeveloperAgentTestResponse, error) {
 	d, err := s.caller(ctx, true)
 	if err != nil {
@@ -285,15 +317,22 @@ func (s *Service) RunDeveloperAgentTest(ctx context.Context, req *switchboardv1.
 	if id == "" || (d.via == viaSelfConfig && d.agentID != id) {
 		return nil, apperr.NotFound("agent %q not found among your agents", id)
 	}
-	row, err := s.DB.StoreAgent.Query().Where(storeagent.ID(id), storeagent.UserID(d.userID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("agent %q not found among your agents", id)
-	} else if err != nil {
-		return nil, err
-	}
-	credential, err := s.credential(row)
+	row, _, err := managed(ctx, s.DB.Client, d.userID, id)
 	if err != nil {
 		return nil, err
+	}
+	verdict, run, err := s.testRun(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.RunDeveloperAgentTestResponse{EndpointProbe: toProbe(verdict), ShipGateRun: toShipGateRun(run)}, nil
+}
+
+// testRun probes row with its seeded task and persists the run.
+func (s *Service) testRun(ctx context.Context, row *ent.StoreAgent) (Verdict, *ent.ShipGateRun, error) {
+	credential, err := s.credential(row)
+	if err != nil {
+		return Verdict{}, nil, err
 	}
 	task := seededTask(row.Name)
 	verdict := s.prober().Probe(ctx, row, credential, task)
@@ -303,9 +342,9 @@ func (s *Service) RunDeveloperAgentTest(ctx context.Context, req *switchboardv1.
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return Verdict{}, nil, err
 	}
-	return &switchboardv1.RunDeveloperAgentTestResponse{EndpointProbe: toProbe(verdict), ShipGateRun: toShipGateRun(run)}, nil
+	return verdict, run, nil
 }
 
 // credential opens the agent's sealed credential for a call.

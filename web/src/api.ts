@@ -11,6 +11,7 @@ import { CapabilityService } from "./gen/switchboard/v1/capabilities_pb";
 import { EventService, SharedChatService } from "./gen/switchboard/v1/chat_pb";
 import { ContactService } from "./gen/switchboard/v1/contacts_pb";
 import { DeveloperService } from "./gen/switchboard/v1/developer_pb";
+import { DeveloperPortalService } from "./gen/switchboard/v1/developer_portal_pb";
 import { DocumentService } from "./gen/switchboard/v1/documents_pb";
 import { EconomyAdminService, EconomyService, JobMarketService } from "./gen/switchboard/v1/economy_pb";
 import { ErrorInfoSchema } from "./gen/switchboard/v1/errors_pb";
@@ -54,6 +55,7 @@ export const api = {
   events: createClient(EventService, transport),
   contacts: createClient(ContactService, transport),
   developer: createClient(DeveloperService, transport),
+  developerPortal: createClient(DeveloperPortalService, transport),
   documents: createClient(DocumentService, transport),
   economy: createClient(EconomyService, transport),
   jobMarket: createClient(JobMarketService, transport),

@@ -14,6 +14,7 @@ import { assistantView } from "./views/assistant";
 import { boardView } from "./views/board";
 import { chatView } from "./views/chat";
 import { contactsView } from "./views/contacts";
+import { developerView } from "./views/developer";
 import { engagementsView } from "./views/engagements";
 import { inviteView } from "./views/invite";
 import { loginView, type LoggedIn } from "./views/login";
@@ -41,6 +42,7 @@ const tabs = [
   { id: "chat", title: "Chat" },
   { id: "store", title: "Store" },
   { id: "network", title: "Network" },
+  { id: "developer", title: "Developer" },
   { id: "settings", title: "Settings" },
   { id: "admin", title: "Admin" },
 ] as const;
@@ -341,6 +343,9 @@ function route(): void {
       break;
     case "network":
       current = networkView();
+      break;
+    case "developer":
+      current = developerView();
       break;
     case "settings":
       current = settingsView(who, () => void logout());

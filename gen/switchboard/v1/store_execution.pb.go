@@ -390,6 +390,8 @@ func (x *StoreQuote) GetApproveUrl() string {
 }
 
 // AgentWidgetData is a widget an agent's answer asks the assistant to show.
+// The limits bind where a widget is sent to the server (a developer's
+// widget templates).
 type AgentWidgetData struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// choice_card, action_list, info_card or payment_prompt.
@@ -1151,20 +1153,20 @@ const file_switchboard_v1_store_execution_proto_rawDesc = "" +
 	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x1c\n" +
 	"\tbreakdown\x18\x03 \x01(\tR\tbreakdown\x12\x1f\n" +
 	"\vapprove_url\x18\x04 \x01(\tR\n" +
-	"approveUrl\"\xd9\x01\n" +
+	"approveUrl\"\x8a\x02\n" +
 	"\x0fAgentWidgetData\x12#\n" +
-	"\x04type\x18\x01 \x01(\tB\x0f\xba\xf5\x18\vwidget_typeR\x04type\x12\x14\n" +
-	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1f\n" +
-	"\bsubtitle\x18\x03 \x01(\tH\x00R\bsubtitle\x88\x01\x01\x125\n" +
-	"\x05items\x18\x04 \x03(\v2\x1f.switchboard.v1.AgentWidgetItemR\x05items\x12\x1b\n" +
-	"\x06layout\x18\x05 \x01(\tH\x01R\x06layout\x88\x01\x01B\v\n" +
+	"\x04type\x18\x01 \x01(\tB\x0f\xba\xf5\x18\vwidget_typeR\x04type\x12\x1e\n" +
+	"\x05title\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x05title\x12)\n" +
+	"\bsubtitle\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x00R\bsubtitle\x88\x01\x01\x12?\n" +
+	"\x05items\x18\x04 \x03(\v2\x1f.switchboard.v1.AgentWidgetItemB\b\xbaH\x05\x92\x01\x02\x102R\x05items\x12.\n" +
+	"\x06layout\x18\x05 \x01(\tB\x11\xba\xf5\x18\rwidget_layoutH\x01R\x06layout\x88\x01\x01B\v\n" +
 	"\t_subtitleB\t\n" +
-	"\a_layout\"\x88\x01\n" +
-	"\x0fAgentWidgetItem\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
-	"\x05label\x18\x02 \x01(\tR\x05label\x12%\n" +
-	"\vdescription\x18\x03 \x01(\tH\x00R\vdescription\x88\x01\x01\x12\x18\n" +
-	"\aactions\x18\x04 \x03(\tR\aactionsB\x0e\n" +
+	"\a_layout\"\xb6\x01\n" +
+	"\x0fAgentWidgetItem\x12\x18\n" +
+	"\x02id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x02id\x12\x1e\n" +
+	"\x05label\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x05label\x12/\n" +
+	"\vdescription\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fH\x00R\vdescription\x88\x01\x01\x12(\n" +
+	"\aactions\x18\x04 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10\x14\"\x04r\x02\x18dR\aactionsB\x0e\n" +
 	"\f_description\"\xe4\x01\n" +
 	"\x17DecideStoreQuoteRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12*\n" +

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xc2d\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xcde\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -195,7 +195,16 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\tinfo_card\x12\tInfo card\x12\x1a\n" +
 	"\vchoice_card\x12\vChoice card\x12\x1a\n" +
 	"\vaction_list\x12\vAction list\x12 \n" +
-	"\x0epayment_prompt\x12\x0ePayment prompt\xb2\xf5\x18R\n" +
+	"\x0epayment_prompt\x12\x0ePayment prompt\xb2\xf5\x18M\n" +
+	"\rwidget_layout\x12\x18\n" +
+	"\n" +
+	"horizontal\x12\n" +
+	"Horizontal\x12\x14\n" +
+	"\bvertical\x12\bVertical\x12\f\n" +
+	"\x04grid\x12\x04Grid\xb2\xf5\x186\n" +
+	"\rportal_access\x12\x0e\n" +
+	"\x05owner\x12\x05Owner\x12\x15\n" +
+	"\x06member\x12\vTeam member\xb2\xf5\x18R\n" +
 	"\x16widget_terminal_action\x12\x12\n" +
 	"\aapprove\x12\aApprove\x12\x12\n" +
 	"\adecline\x12\aDecline\x12\x10\n" +

@@ -26,6 +26,9 @@ var _ Provider = Ledger{}
 // execution: what the store earned them.
 const KindCaptureDeveloper = "capture_developer"
 
+// KindCapturePlatform is the platform's fee of the same capture.
+const KindCapturePlatform = "capture_platform"
+
 // PlatformAccount is the ledger account of the store's fee.
 const PlatformAccount = "platform"
 
@@ -62,7 +65,7 @@ func (l Ledger) Capture(ctx context.Context, tx *db.Tx, executionID string) erro
 	return tx.LedgerEntry.CreateBulk(
 		tx.LedgerEntry.Create().SetHoldID(h.ID).SetExecutionID(executionID).SetKind(KindCaptureDeveloper).
 			SetAccount(h.PayeeID).SetAmount(h.DeveloperPayout).SetCurrency(h.Currency),
-		tx.LedgerEntry.Create().SetHoldID(h.ID).SetExecutionID(executionID).SetKind("capture_platform").
+		tx.LedgerEntry.Create().SetHoldID(h.ID).SetExecutionID(executionID).SetKind(KindCapturePlatform).
 			SetAccount(PlatformAccount).SetAmount(h.PlatformFee).SetCurrency(h.Currency),
 	).Exec(ctx)
 }

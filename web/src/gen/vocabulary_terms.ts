@@ -267,6 +267,21 @@ export const WidgetType = {
 } as const;
 export type WidgetType = (typeof WidgetType)[keyof typeof WidgetType];
 
+// The values of the vocabulary widget_layout.
+export const WidgetLayout = {
+  Horizontal: "horizontal",
+  Vertical: "vertical",
+  Grid: "grid",
+} as const;
+export type WidgetLayout = (typeof WidgetLayout)[keyof typeof WidgetLayout];
+
+// The values of the vocabulary portal_access.
+export const PortalAccess = {
+  Owner: "owner",
+  Member: "member",
+} as const;
+export type PortalAccess = (typeof PortalAccess)[keyof typeof PortalAccess];
+
 // The values of the vocabulary widget_terminal_action.
 export const WidgetTerminalAction = {
   Approve: "approve",
