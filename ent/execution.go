@@ -48,6 +48,8 @@ type Execution struct {
 	TaskOrigin execution.TaskOrigin `json:"task_origin,omitempty"`
 	// IsolationMode holds the value of the "isolation_mode" field.
 	IsolationMode execution.IsolationMode `json:"isolation_mode,omitempty"`
+	// RunOrigin holds the value of the "run_origin" field.
+	RunOrigin execution.RunOrigin `json:"run_origin,omitempty"`
 	// TaskInputs holds the value of the "task_inputs" field.
 	TaskInputs *schema.TaskInputs `json:"task_inputs,omitempty"`
 	// CallerInstanceURL holds the value of the "caller_instance_url" field.
@@ -184,7 +186,7 @@ func (*Execution) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case execution.FieldResponseTimeMs, execution.FieldQueuePosition, execution.FieldQuoteAmount, execution.FieldRelevance, execution.FieldCoherence, execution.FieldCompleteness, execution.FieldRating, execution.FieldGross, execution.FieldDeveloperPayout, execution.FieldPlatformFee:
 			values[i] = new(sql.NullInt64)
-		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldAgentName, execution.FieldAgentOwnerID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldRequesterUserID, execution.FieldRemoteExecutionID, execution.FieldCallbackTokenSealed, execution.FieldPaymentMethodID, execution.FieldCallbackTokenHash, execution.FieldFailureReason, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
+		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldAgentName, execution.FieldAgentOwnerID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldRunOrigin, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldRequesterUserID, execution.FieldRemoteExecutionID, execution.FieldCallbackTokenSealed, execution.FieldPaymentMethodID, execution.FieldCallbackTokenHash, execution.FieldFailureReason, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
 			values[i] = new(sql.NullString)
 		case execution.FieldCreatedAt, execution.FieldUpdatedAt, execution.FieldCallbackReceivedAt, execution.FieldDispatchedAt, execution.FieldQueuedAt, execution.FieldStartedAt, execution.FieldFinishedAt, execution.FieldReviewedAt, execution.FieldReviewWidgetShownAt, execution.FieldHoldExpiresAt:
 			values[i] = new(sql.NullTime)
@@ -291,6 +293,12 @@ func (_m *Execution) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field isolation_mode", values[i])
 			} else if value.Valid {
 				_m.IsolationMode = execution.IsolationMode(value.String)
+			}
+		case execution.FieldRunOrigin:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field run_origin", values[i])
+			} else if value.Valid {
+				_m.RunOrigin = execution.RunOrigin(value.String)
 			}
 		case execution.FieldTaskInputs:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -680,6 +688,9 @@ func (_m *Execution) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("isolation_mode=")
 	builder.WriteString(fmt.Sprintf("%v", _m.IsolationMode))
+	builder.WriteString(", ")
+	builder.WriteString("run_origin=")
+	builder.WriteString(fmt.Sprintf("%v", _m.RunOrigin))
 	builder.WriteString(", ")
 	builder.WriteString("task_inputs=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TaskInputs))

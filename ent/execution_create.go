@@ -169,6 +169,20 @@ func (_c *ExecutionCreate) SetNillableIsolationMode(v *execution.IsolationMode) 
 	return _c
 }
 
+// SetRunOrigin sets the "run_origin" field.
+func (_c *ExecutionCreate) SetRunOrigin(v execution.RunOrigin) *ExecutionCreate {
+	_c.mutation.SetRunOrigin(v)
+	return _c
+}
+
+// SetNillableRunOrigin sets the "run_origin" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableRunOrigin(v *execution.RunOrigin) *ExecutionCreate {
+	if v != nil {
+		_c.SetRunOrigin(*v)
+	}
+	return _c
+}
+
 // SetTaskInputs sets the "task_inputs" field.
 func (_c *ExecutionCreate) SetTaskInputs(v *schema.TaskInputs) *ExecutionCreate {
 	_c.mutation.SetTaskInputs(v)
@@ -834,6 +848,10 @@ func (_c *ExecutionCreate) defaults() {
 		v := execution.DefaultIsolationMode
 		_c.mutation.SetIsolationMode(v)
 	}
+	if _, ok := _c.mutation.RunOrigin(); !ok {
+		v := execution.DefaultRunOrigin
+		_c.mutation.SetRunOrigin(v)
+	}
 	if _, ok := _c.mutation.PaymentHoldStatus(); !ok {
 		v := execution.DefaultPaymentHoldStatus
 		_c.mutation.SetPaymentHoldStatus(v)
@@ -883,6 +901,14 @@ func (_c *ExecutionCreate) check() error {
 	if v, ok := _c.mutation.IsolationMode(); ok {
 		if err := execution.IsolationModeValidator(v); err != nil {
 			return &ValidationError{Name: "isolation_mode", err: fmt.Errorf(`ent: validator failed for field "Execution.isolation_mode": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.RunOrigin(); !ok {
+		return &ValidationError{Name: "run_origin", err: errors.New(`ent: missing required field "Execution.run_origin"`)}
+	}
+	if v, ok := _c.mutation.RunOrigin(); ok {
+		if err := execution.RunOriginValidator(v); err != nil {
+			return &ValidationError{Name: "run_origin", err: fmt.Errorf(`ent: validator failed for field "Execution.run_origin": %w`, err)}
 		}
 	}
 	if v, ok := _c.mutation.ReviewStatus(); ok {
@@ -1005,6 +1031,10 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.IsolationMode(); ok {
 		_spec.SetField(execution.FieldIsolationMode, field.TypeEnum, value)
 		_node.IsolationMode = value
+	}
+	if value, ok := _c.mutation.RunOrigin(); ok {
+		_spec.SetField(execution.FieldRunOrigin, field.TypeEnum, value)
+		_node.RunOrigin = value
 	}
 	if value, ok := _c.mutation.TaskInputs(); ok {
 		_spec.SetField(execution.FieldTaskInputs, field.TypeJSON, value)
@@ -2251,6 +2281,9 @@ func (u *ExecutionUpsertOne) UpdateNewValues() *ExecutionUpsertOne {
 		}
 		if _, exists := u.create.mutation.AgentID(); exists {
 			s.SetIgnore(execution.FieldAgentID)
+		}
+		if _, exists := u.create.mutation.RunOrigin(); exists {
+			s.SetIgnore(execution.FieldRunOrigin)
 		}
 	}))
 	return u
@@ -3601,6 +3634,9 @@ func (u *ExecutionUpsertBulk) UpdateNewValues() *ExecutionUpsertBulk {
 			}
 			if _, exists := b.mutation.AgentID(); exists {
 				s.SetIgnore(execution.FieldAgentID)
+			}
+			if _, exists := b.mutation.RunOrigin(); exists {
+				s.SetIgnore(execution.FieldRunOrigin)
 			}
 		}
 	}))

@@ -30918,6 +30918,7 @@ type ExecutionMutation struct {
 	is_own_agent                *bool
 	task_origin                 *execution.TaskOrigin
 	isolation_mode              *execution.IsolationMode
+	run_origin                  *execution.RunOrigin
 	task_inputs                 **schema.TaskInputs
 	caller_instance_url         *string
 	requester_email             *string
@@ -31637,6 +31638,42 @@ func (m *ExecutionMutation) OldIsolationMode(ctx context.Context) (v execution.I
 // ResetIsolationMode resets all changes to the "isolation_mode" field.
 func (m *ExecutionMutation) ResetIsolationMode() {
 	m.isolation_mode = nil
+}
+
+// SetRunOrigin sets the "run_origin" field.
+func (m *ExecutionMutation) SetRunOrigin(eo execution.RunOrigin) {
+	m.run_origin = &eo
+}
+
+// RunOrigin returns the value of the "run_origin" field in the mutation.
+func (m *ExecutionMutation) RunOrigin() (r execution.RunOrigin, exists bool) {
+	v := m.run_origin
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRunOrigin returns the old "run_origin" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldRunOrigin(ctx context.Context) (v execution.RunOrigin, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRunOrigin is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRunOrigin requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRunOrigin: %w", err)
+	}
+	return oldValue.RunOrigin, nil
+}
+
+// ResetRunOrigin resets all changes to the "run_origin" field.
+func (m *ExecutionMutation) ResetRunOrigin() {
+	m.run_origin = nil
 }
 
 // SetTaskInputs sets the "task_inputs" field.
@@ -34016,7 +34053,7 @@ func (m *ExecutionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExecutionMutation) Fields() []string {
-	fields := make([]string, 0, 55)
+	fields := make([]string, 0, 56)
 	if m.created_at != nil {
 		fields = append(fields, execution.FieldCreatedAt)
 	}
@@ -34055,6 +34092,9 @@ func (m *ExecutionMutation) Fields() []string {
 	}
 	if m.isolation_mode != nil {
 		fields = append(fields, execution.FieldIsolationMode)
+	}
+	if m.run_origin != nil {
+		fields = append(fields, execution.FieldRunOrigin)
 	}
 	if m.task_inputs != nil {
 		fields = append(fields, execution.FieldTaskInputs)
@@ -34216,6 +34256,8 @@ func (m *ExecutionMutation) Field(name string) (ent.Value, bool) {
 		return m.TaskOrigin()
 	case execution.FieldIsolationMode:
 		return m.IsolationMode()
+	case execution.FieldRunOrigin:
+		return m.RunOrigin()
 	case execution.FieldTaskInputs:
 		return m.TaskInputs()
 	case execution.FieldCallerInstanceURL:
@@ -34335,6 +34377,8 @@ func (m *ExecutionMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldTaskOrigin(ctx)
 	case execution.FieldIsolationMode:
 		return m.OldIsolationMode(ctx)
+	case execution.FieldRunOrigin:
+		return m.OldRunOrigin(ctx)
 	case execution.FieldTaskInputs:
 		return m.OldTaskInputs(ctx)
 	case execution.FieldCallerInstanceURL:
@@ -34518,6 +34562,13 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetIsolationMode(v)
+		return nil
+	case execution.FieldRunOrigin:
+		v, ok := value.(execution.RunOrigin)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRunOrigin(v)
 		return nil
 	case execution.FieldTaskInputs:
 		v, ok := value.(*schema.TaskInputs)
@@ -35326,6 +35377,9 @@ func (m *ExecutionMutation) ResetField(name string) error {
 		return nil
 	case execution.FieldIsolationMode:
 		m.ResetIsolationMode()
+		return nil
+	case execution.FieldRunOrigin:
+		m.ResetRunOrigin()
 		return nil
 	case execution.FieldTaskInputs:
 		m.ResetTaskInputs()
@@ -68621,6 +68675,12 @@ type StoreAgentMutation struct {
 	hub_status                  *string
 	marketplace_id              *string
 	hub_decided_at              *time.Time
+	instance_owned              *bool
+	kit_system_prompt           *string
+	kit_tools                   *[]string
+	appendkit_tools             []string
+	kit_sample_prompts          *[]string
+	appendkit_sample_prompts    []string
 	clearedFields               map[string]struct{}
 	user                        *string
 	cleareduser                 bool
@@ -71202,6 +71262,193 @@ func (m *StoreAgentMutation) ResetHubDecidedAt() {
 	delete(m.clearedFields, storeagent.FieldHubDecidedAt)
 }
 
+// SetInstanceOwned sets the "instance_owned" field.
+func (m *StoreAgentMutation) SetInstanceOwned(b bool) {
+	m.instance_owned = &b
+}
+
+// InstanceOwned returns the value of the "instance_owned" field in the mutation.
+func (m *StoreAgentMutation) InstanceOwned() (r bool, exists bool) {
+	v := m.instance_owned
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInstanceOwned returns the old "instance_owned" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldInstanceOwned(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInstanceOwned is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInstanceOwned requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInstanceOwned: %w", err)
+	}
+	return oldValue.InstanceOwned, nil
+}
+
+// ResetInstanceOwned resets all changes to the "instance_owned" field.
+func (m *StoreAgentMutation) ResetInstanceOwned() {
+	m.instance_owned = nil
+}
+
+// SetKitSystemPrompt sets the "kit_system_prompt" field.
+func (m *StoreAgentMutation) SetKitSystemPrompt(s string) {
+	m.kit_system_prompt = &s
+}
+
+// KitSystemPrompt returns the value of the "kit_system_prompt" field in the mutation.
+func (m *StoreAgentMutation) KitSystemPrompt() (r string, exists bool) {
+	v := m.kit_system_prompt
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKitSystemPrompt returns the old "kit_system_prompt" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldKitSystemPrompt(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKitSystemPrompt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKitSystemPrompt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKitSystemPrompt: %w", err)
+	}
+	return oldValue.KitSystemPrompt, nil
+}
+
+// ClearKitSystemPrompt clears the value of the "kit_system_prompt" field.
+func (m *StoreAgentMutation) ClearKitSystemPrompt() {
+	m.kit_system_prompt = nil
+	m.clearedFields[storeagent.FieldKitSystemPrompt] = struct{}{}
+}
+
+// KitSystemPromptCleared returns if the "kit_system_prompt" field was cleared in this mutation.
+func (m *StoreAgentMutation) KitSystemPromptCleared() bool {
+	_, ok := m.clearedFields[storeagent.FieldKitSystemPrompt]
+	return ok
+}
+
+// ResetKitSystemPrompt resets all changes to the "kit_system_prompt" field.
+func (m *StoreAgentMutation) ResetKitSystemPrompt() {
+	m.kit_system_prompt = nil
+	delete(m.clearedFields, storeagent.FieldKitSystemPrompt)
+}
+
+// SetKitTools sets the "kit_tools" field.
+func (m *StoreAgentMutation) SetKitTools(s []string) {
+	m.kit_tools = &s
+	m.appendkit_tools = nil
+}
+
+// KitTools returns the value of the "kit_tools" field in the mutation.
+func (m *StoreAgentMutation) KitTools() (r []string, exists bool) {
+	v := m.kit_tools
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKitTools returns the old "kit_tools" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldKitTools(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKitTools is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKitTools requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKitTools: %w", err)
+	}
+	return oldValue.KitTools, nil
+}
+
+// AppendKitTools adds s to the "kit_tools" field.
+func (m *StoreAgentMutation) AppendKitTools(s []string) {
+	m.appendkit_tools = append(m.appendkit_tools, s...)
+}
+
+// AppendedKitTools returns the list of values that were appended to the "kit_tools" field in this mutation.
+func (m *StoreAgentMutation) AppendedKitTools() ([]string, bool) {
+	if len(m.appendkit_tools) == 0 {
+		return nil, false
+	}
+	return m.appendkit_tools, true
+}
+
+// ResetKitTools resets all changes to the "kit_tools" field.
+func (m *StoreAgentMutation) ResetKitTools() {
+	m.kit_tools = nil
+	m.appendkit_tools = nil
+}
+
+// SetKitSamplePrompts sets the "kit_sample_prompts" field.
+func (m *StoreAgentMutation) SetKitSamplePrompts(s []string) {
+	m.kit_sample_prompts = &s
+	m.appendkit_sample_prompts = nil
+}
+
+// KitSamplePrompts returns the value of the "kit_sample_prompts" field in the mutation.
+func (m *StoreAgentMutation) KitSamplePrompts() (r []string, exists bool) {
+	v := m.kit_sample_prompts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKitSamplePrompts returns the old "kit_sample_prompts" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldKitSamplePrompts(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKitSamplePrompts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKitSamplePrompts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKitSamplePrompts: %w", err)
+	}
+	return oldValue.KitSamplePrompts, nil
+}
+
+// AppendKitSamplePrompts adds s to the "kit_sample_prompts" field.
+func (m *StoreAgentMutation) AppendKitSamplePrompts(s []string) {
+	m.appendkit_sample_prompts = append(m.appendkit_sample_prompts, s...)
+}
+
+// AppendedKitSamplePrompts returns the list of values that were appended to the "kit_sample_prompts" field in this mutation.
+func (m *StoreAgentMutation) AppendedKitSamplePrompts() ([]string, bool) {
+	if len(m.appendkit_sample_prompts) == 0 {
+		return nil, false
+	}
+	return m.appendkit_sample_prompts, true
+}
+
+// ResetKitSamplePrompts resets all changes to the "kit_sample_prompts" field.
+func (m *StoreAgentMutation) ResetKitSamplePrompts() {
+	m.kit_sample_prompts = nil
+	m.appendkit_sample_prompts = nil
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *StoreAgentMutation) ClearUser() {
 	m.cleareduser = true
@@ -71587,7 +71834,7 @@ func (m *StoreAgentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *StoreAgentMutation) Fields() []string {
-	fields := make([]string, 0, 52)
+	fields := make([]string, 0, 56)
 	if m.created_at != nil {
 		fields = append(fields, storeagent.FieldCreatedAt)
 	}
@@ -71744,6 +71991,18 @@ func (m *StoreAgentMutation) Fields() []string {
 	if m.hub_decided_at != nil {
 		fields = append(fields, storeagent.FieldHubDecidedAt)
 	}
+	if m.instance_owned != nil {
+		fields = append(fields, storeagent.FieldInstanceOwned)
+	}
+	if m.kit_system_prompt != nil {
+		fields = append(fields, storeagent.FieldKitSystemPrompt)
+	}
+	if m.kit_tools != nil {
+		fields = append(fields, storeagent.FieldKitTools)
+	}
+	if m.kit_sample_prompts != nil {
+		fields = append(fields, storeagent.FieldKitSamplePrompts)
+	}
 	return fields
 }
 
@@ -71856,6 +72115,14 @@ func (m *StoreAgentMutation) Field(name string) (ent.Value, bool) {
 		return m.MarketplaceID()
 	case storeagent.FieldHubDecidedAt:
 		return m.HubDecidedAt()
+	case storeagent.FieldInstanceOwned:
+		return m.InstanceOwned()
+	case storeagent.FieldKitSystemPrompt:
+		return m.KitSystemPrompt()
+	case storeagent.FieldKitTools:
+		return m.KitTools()
+	case storeagent.FieldKitSamplePrompts:
+		return m.KitSamplePrompts()
 	}
 	return nil, false
 }
@@ -71969,6 +72236,14 @@ func (m *StoreAgentMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldMarketplaceID(ctx)
 	case storeagent.FieldHubDecidedAt:
 		return m.OldHubDecidedAt(ctx)
+	case storeagent.FieldInstanceOwned:
+		return m.OldInstanceOwned(ctx)
+	case storeagent.FieldKitSystemPrompt:
+		return m.OldKitSystemPrompt(ctx)
+	case storeagent.FieldKitTools:
+		return m.OldKitTools(ctx)
+	case storeagent.FieldKitSamplePrompts:
+		return m.OldKitSamplePrompts(ctx)
 	}
 	return nil, fmt.Errorf("unknown StoreAgent field %s", name)
 }
@@ -72342,6 +72617,34 @@ func (m *StoreAgentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetHubDecidedAt(v)
 		return nil
+	case storeagent.FieldInstanceOwned:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInstanceOwned(v)
+		return nil
+	case storeagent.FieldKitSystemPrompt:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKitSystemPrompt(v)
+		return nil
+	case storeagent.FieldKitTools:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKitTools(v)
+		return nil
+	case storeagent.FieldKitSamplePrompts:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKitSamplePrompts(v)
+		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent field %s", name)
 }
@@ -72561,6 +72864,9 @@ func (m *StoreAgentMutation) ClearedFields() []string {
 	if m.FieldCleared(storeagent.FieldHubDecidedAt) {
 		fields = append(fields, storeagent.FieldHubDecidedAt)
 	}
+	if m.FieldCleared(storeagent.FieldKitSystemPrompt) {
+		fields = append(fields, storeagent.FieldKitSystemPrompt)
+	}
 	return fields
 }
 
@@ -72652,6 +72958,9 @@ func (m *StoreAgentMutation) ClearField(name string) error {
 		return nil
 	case storeagent.FieldHubDecidedAt:
 		m.ClearHubDecidedAt()
+		return nil
+	case storeagent.FieldKitSystemPrompt:
+		m.ClearKitSystemPrompt()
 		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent nullable field %s", name)
@@ -72816,6 +73125,18 @@ func (m *StoreAgentMutation) ResetField(name string) error {
 		return nil
 	case storeagent.FieldHubDecidedAt:
 		m.ResetHubDecidedAt()
+		return nil
+	case storeagent.FieldInstanceOwned:
+		m.ResetInstanceOwned()
+		return nil
+	case storeagent.FieldKitSystemPrompt:
+		m.ResetKitSystemPrompt()
+		return nil
+	case storeagent.FieldKitTools:
+		m.ResetKitTools()
+		return nil
+	case storeagent.FieldKitSamplePrompts:
+		m.ResetKitSamplePrompts()
 		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent field %s", name)

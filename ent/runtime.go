@@ -937,19 +937,19 @@ func init() {
 	// execution.DefaultIsOwnAgent holds the default value on creation for the is_own_agent field.
 	execution.DefaultIsOwnAgent = executionDescIsOwnAgent.Default.(bool)
 	// executionDescRelevance is the schema descriptor for relevance field.
-	executionDescRelevance := executionFields[41].Descriptor()
+	executionDescRelevance := executionFields[42].Descriptor()
 	// execution.RelevanceValidator is a validator for the "relevance" field. It is called by the builders before save.
 	execution.RelevanceValidator = executionDescRelevance.Validators[0].(func(int) error)
 	// executionDescCoherence is the schema descriptor for coherence field.
-	executionDescCoherence := executionFields[42].Descriptor()
+	executionDescCoherence := executionFields[43].Descriptor()
 	// execution.CoherenceValidator is a validator for the "coherence" field. It is called by the builders before save.
 	execution.CoherenceValidator = executionDescCoherence.Validators[0].(func(int) error)
 	// executionDescCompleteness is the schema descriptor for completeness field.
-	executionDescCompleteness := executionFields[43].Descriptor()
+	executionDescCompleteness := executionFields[44].Descriptor()
 	// execution.CompletenessValidator is a validator for the "completeness" field. It is called by the builders before save.
 	execution.CompletenessValidator = executionDescCompleteness.Validators[0].(func(int) error)
 	// executionDescRating is the schema descriptor for rating field.
-	executionDescRating := executionFields[44].Descriptor()
+	executionDescRating := executionFields[45].Descriptor()
 	// execution.RatingValidator is a validator for the "rating" field. It is called by the builders before save.
 	execution.RatingValidator = executionDescRating.Validators[0].(func(int) error)
 	// executionDescID is the schema descriptor for id field.
@@ -2133,6 +2133,18 @@ func init() {
 	storeagentDescExecutionCount := storeagentFields[44].Descriptor()
 	// storeagent.DefaultExecutionCount holds the default value on creation for the execution_count field.
 	storeagent.DefaultExecutionCount = storeagentDescExecutionCount.Default.(int)
+	// storeagentDescInstanceOwned is the schema descriptor for instance_owned field.
+	storeagentDescInstanceOwned := storeagentFields[50].Descriptor()
+	// storeagent.DefaultInstanceOwned holds the default value on creation for the instance_owned field.
+	storeagent.DefaultInstanceOwned = storeagentDescInstanceOwned.Default.(bool)
+	// storeagentDescKitTools is the schema descriptor for kit_tools field.
+	storeagentDescKitTools := storeagentFields[52].Descriptor()
+	// storeagent.DefaultKitTools holds the default value on creation for the kit_tools field.
+	storeagent.DefaultKitTools = storeagentDescKitTools.Default.([]string)
+	// storeagentDescKitSamplePrompts is the schema descriptor for kit_sample_prompts field.
+	storeagentDescKitSamplePrompts := storeagentFields[53].Descriptor()
+	// storeagent.DefaultKitSamplePrompts holds the default value on creation for the kit_sample_prompts field.
+	storeagent.DefaultKitSamplePrompts = storeagentDescKitSamplePrompts.Default.([]string)
 	// storeagentDescID is the schema descriptor for id field.
 	storeagentDescID := storeagentMixinFields0[0].Descriptor()
 	// storeagent.DefaultID holds the default value on creation for the id field.

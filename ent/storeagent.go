@@ -125,6 +125,14 @@ type StoreAgent struct {
 	MarketplaceID *string `json:"marketplace_id,omitempty"`
 	// HubDecidedAt holds the value of the "hub_decided_at" field.
 	HubDecidedAt *time.Time `json:"hub_decided_at,omitempty"`
+	// InstanceOwned holds the value of the "instance_owned" field.
+	InstanceOwned bool `json:"instance_owned,omitempty"`
+	// KitSystemPrompt holds the value of the "kit_system_prompt" field.
+	KitSystemPrompt *string `json:"kit_system_prompt,omitempty"`
+	// KitTools holds the value of the "kit_tools" field.
+	KitTools []string `json:"kit_tools,omitempty"`
+	// KitSamplePrompts holds the value of the "kit_sample_prompts" field.
+	KitSamplePrompts []string `json:"kit_sample_prompts,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the StoreAgentQuery when eager-loading is set.
 	Edges        StoreAgentEdges `json:"edges"`
@@ -222,15 +230,15 @@ func (*StoreAgent) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case storeagent.FieldPricingConfig, storeagent.FieldCommands, storeagent.FieldTaskTypes, storeagent.FieldChangelog, storeagent.FieldAuthCredentialEncrypted, storeagent.FieldDeclaredWidgetTypes:
+		case storeagent.FieldPricingConfig, storeagent.FieldCommands, storeagent.FieldTaskTypes, storeagent.FieldChangelog, storeagent.FieldAuthCredentialEncrypted, storeagent.FieldDeclaredWidgetTypes, storeagent.FieldKitTools, storeagent.FieldKitSamplePrompts:
 			values[i] = new([]byte)
-		case storeagent.FieldSupportsA2a, storeagent.FieldSupportsMcp:
+		case storeagent.FieldSupportsA2a, storeagent.FieldSupportsMcp, storeagent.FieldInstanceOwned:
 			values[i] = new(sql.NullBool)
 		case storeagent.FieldRatingAvg, storeagent.FieldQualityScore:
 			values[i] = new(sql.NullFloat64)
 		case storeagent.FieldPricePerTask, storeagent.FieldExecutionTimeout, storeagent.FieldRatingCount, storeagent.FieldQualitySignalCount, storeagent.FieldInstallCount, storeagent.FieldSubscriberCount, storeagent.FieldExecutionCount:
 			values[i] = new(sql.NullInt64)
-		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldStatusBeforeSuspend, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID, storeagent.FieldSelfConfigTokenHash, storeagent.FieldSourceInstanceURL, storeagent.FieldHubStatus, storeagent.FieldMarketplaceID:
+		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldStatusBeforeSuspend, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID, storeagent.FieldSelfConfigTokenHash, storeagent.FieldSourceInstanceURL, storeagent.FieldHubStatus, storeagent.FieldMarketplaceID, storeagent.FieldKitSystemPrompt:
 			values[i] = new(sql.NullString)
 		case storeagent.FieldCreatedAt, storeagent.FieldUpdatedAt, storeagent.FieldHubDecidedAt:
 			values[i] = new(sql.NullTime)
@@ -601,6 +609,35 @@ func (_m *StoreAgent) assignValues(columns []string, values []any) error {
 				_m.HubDecidedAt = new(time.Time)
 				*_m.HubDecidedAt = value.Time
 			}
+		case storeagent.FieldInstanceOwned:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field instance_owned", values[i])
+			} else if value.Valid {
+				_m.InstanceOwned = value.Bool
+			}
+		case storeagent.FieldKitSystemPrompt:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field kit_system_prompt", values[i])
+			} else if value.Valid {
+				_m.KitSystemPrompt = new(string)
+				*_m.KitSystemPrompt = value.String
+			}
+		case storeagent.FieldKitTools:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field kit_tools", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.KitTools); err != nil {
+					return fmt.Errorf("unmarshal field kit_tools: %w", err)
+				}
+			}
+		case storeagent.FieldKitSamplePrompts:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field kit_sample_prompts", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.KitSamplePrompts); err != nil {
+					return fmt.Errorf("unmarshal field kit_sample_prompts: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -868,6 +905,20 @@ func (_m *StoreAgent) String() string {
 		builder.WriteString("hub_decided_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("instance_owned=")
+	builder.WriteString(fmt.Sprintf("%v", _m.InstanceOwned))
+	builder.WriteString(", ")
+	if v := _m.KitSystemPrompt; v != nil {
+		builder.WriteString("kit_system_prompt=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("kit_tools=")
+	builder.WriteString(fmt.Sprintf("%v", _m.KitTools))
+	builder.WriteString(", ")
+	builder.WriteString("kit_sample_prompts=")
+	builder.WriteString(fmt.Sprintf("%v", _m.KitSamplePrompts))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -672,6 +672,46 @@ func (_c *StoreAgentCreate) SetNillableHubDecidedAt(v *time.Time) *StoreAgentCre
 	return _c
 }
 
+// SetInstanceOwned sets the "instance_owned" field.
+func (_c *StoreAgentCreate) SetInstanceOwned(v bool) *StoreAgentCreate {
+	_c.mutation.SetInstanceOwned(v)
+	return _c
+}
+
+// SetNillableInstanceOwned sets the "instance_owned" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableInstanceOwned(v *bool) *StoreAgentCreate {
+	if v != nil {
+		_c.SetInstanceOwned(*v)
+	}
+	return _c
+}
+
+// SetKitSystemPrompt sets the "kit_system_prompt" field.
+func (_c *StoreAgentCreate) SetKitSystemPrompt(v string) *StoreAgentCreate {
+	_c.mutation.SetKitSystemPrompt(v)
+	return _c
+}
+
+// SetNillableKitSystemPrompt sets the "kit_system_prompt" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableKitSystemPrompt(v *string) *StoreAgentCreate {
+	if v != nil {
+		_c.SetKitSystemPrompt(*v)
+	}
+	return _c
+}
+
+// SetKitTools sets the "kit_tools" field.
+func (_c *StoreAgentCreate) SetKitTools(v []string) *StoreAgentCreate {
+	_c.mutation.SetKitTools(v)
+	return _c
+}
+
+// SetKitSamplePrompts sets the "kit_sample_prompts" field.
+func (_c *StoreAgentCreate) SetKitSamplePrompts(v []string) *StoreAgentCreate {
+	_c.mutation.SetKitSamplePrompts(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *StoreAgentCreate) SetID(v string) *StoreAgentCreate {
 	_c.mutation.SetID(v)
@@ -900,6 +940,18 @@ func (_c *StoreAgentCreate) defaults() {
 		v := storeagent.DefaultExecutionCount
 		_c.mutation.SetExecutionCount(v)
 	}
+	if _, ok := _c.mutation.InstanceOwned(); !ok {
+		v := storeagent.DefaultInstanceOwned
+		_c.mutation.SetInstanceOwned(v)
+	}
+	if _, ok := _c.mutation.KitTools(); !ok {
+		v := storeagent.DefaultKitTools
+		_c.mutation.SetKitTools(v)
+	}
+	if _, ok := _c.mutation.KitSamplePrompts(); !ok {
+		v := storeagent.DefaultKitSamplePrompts
+		_c.mutation.SetKitSamplePrompts(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := storeagent.DefaultID()
 		_c.mutation.SetID(v)
@@ -1020,6 +1072,15 @@ func (_c *StoreAgentCreate) check() error {
 	}
 	if _, ok := _c.mutation.ExecutionCount(); !ok {
 		return &ValidationError{Name: "execution_count", err: errors.New(`ent: missing required field "StoreAgent.execution_count"`)}
+	}
+	if _, ok := _c.mutation.InstanceOwned(); !ok {
+		return &ValidationError{Name: "instance_owned", err: errors.New(`ent: missing required field "StoreAgent.instance_owned"`)}
+	}
+	if _, ok := _c.mutation.KitTools(); !ok {
+		return &ValidationError{Name: "kit_tools", err: errors.New(`ent: missing required field "StoreAgent.kit_tools"`)}
+	}
+	if _, ok := _c.mutation.KitSamplePrompts(); !ok {
+		return &ValidationError{Name: "kit_sample_prompts", err: errors.New(`ent: missing required field "StoreAgent.kit_sample_prompts"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := storeagent.IDValidator(v); err != nil {
@@ -1268,6 +1329,22 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.HubDecidedAt(); ok {
 		_spec.SetField(storeagent.FieldHubDecidedAt, field.TypeTime, value)
 		_node.HubDecidedAt = &value
+	}
+	if value, ok := _c.mutation.InstanceOwned(); ok {
+		_spec.SetField(storeagent.FieldInstanceOwned, field.TypeBool, value)
+		_node.InstanceOwned = value
+	}
+	if value, ok := _c.mutation.KitSystemPrompt(); ok {
+		_spec.SetField(storeagent.FieldKitSystemPrompt, field.TypeString, value)
+		_node.KitSystemPrompt = &value
+	}
+	if value, ok := _c.mutation.KitTools(); ok {
+		_spec.SetField(storeagent.FieldKitTools, field.TypeJSON, value)
+		_node.KitTools = value
+	}
+	if value, ok := _c.mutation.KitSamplePrompts(); ok {
+		_spec.SetField(storeagent.FieldKitSamplePrompts, field.TypeJSON, value)
+		_node.KitSamplePrompts = value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -2241,6 +2318,60 @@ func (u *StoreAgentUpsert) UpdateHubDecidedAt() *StoreAgentUpsert {
 // ClearHubDecidedAt clears the value of the "hub_decided_at" field.
 func (u *StoreAgentUpsert) ClearHubDecidedAt() *StoreAgentUpsert {
 	u.SetNull(storeagent.FieldHubDecidedAt)
+	return u
+}
+
+// SetInstanceOwned sets the "instance_owned" field.
+func (u *StoreAgentUpsert) SetInstanceOwned(v bool) *StoreAgentUpsert {
+	u.Set(storeagent.FieldInstanceOwned, v)
+	return u
+}
+
+// UpdateInstanceOwned sets the "instance_owned" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateInstanceOwned() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldInstanceOwned)
+	return u
+}
+
+// SetKitSystemPrompt sets the "kit_system_prompt" field.
+func (u *StoreAgentUpsert) SetKitSystemPrompt(v string) *StoreAgentUpsert {
+	u.Set(storeagent.FieldKitSystemPrompt, v)
+	return u
+}
+
+// UpdateKitSystemPrompt sets the "kit_system_prompt" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateKitSystemPrompt() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldKitSystemPrompt)
+	return u
+}
+
+// ClearKitSystemPrompt clears the value of the "kit_system_prompt" field.
+func (u *StoreAgentUpsert) ClearKitSystemPrompt() *StoreAgentUpsert {
+	u.SetNull(storeagent.FieldKitSystemPrompt)
+	return u
+}
+
+// SetKitTools sets the "kit_tools" field.
+func (u *StoreAgentUpsert) SetKitTools(v []string) *StoreAgentUpsert {
+	u.Set(storeagent.FieldKitTools, v)
+	return u
+}
+
+// UpdateKitTools sets the "kit_tools" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateKitTools() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldKitTools)
+	return u
+}
+
+// SetKitSamplePrompts sets the "kit_sample_prompts" field.
+func (u *StoreAgentUpsert) SetKitSamplePrompts(v []string) *StoreAgentUpsert {
+	u.Set(storeagent.FieldKitSamplePrompts, v)
+	return u
+}
+
+// UpdateKitSamplePrompts sets the "kit_sample_prompts" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateKitSamplePrompts() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldKitSamplePrompts)
 	return u
 }
 
@@ -3240,6 +3371,69 @@ func (u *StoreAgentUpsertOne) UpdateHubDecidedAt() *StoreAgentUpsertOne {
 func (u *StoreAgentUpsertOne) ClearHubDecidedAt() *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.ClearHubDecidedAt()
+	})
+}
+
+// SetInstanceOwned sets the "instance_owned" field.
+func (u *StoreAgentUpsertOne) SetInstanceOwned(v bool) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetInstanceOwned(v)
+	})
+}
+
+// UpdateInstanceOwned sets the "instance_owned" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateInstanceOwned() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateInstanceOwned()
+	})
+}
+
+// SetKitSystemPrompt sets the "kit_system_prompt" field.
+func (u *StoreAgentUpsertOne) SetKitSystemPrompt(v string) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetKitSystemPrompt(v)
+	})
+}
+
+// UpdateKitSystemPrompt sets the "kit_system_prompt" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateKitSystemPrompt() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateKitSystemPrompt()
+	})
+}
+
+// ClearKitSystemPrompt clears the value of the "kit_system_prompt" field.
+func (u *StoreAgentUpsertOne) ClearKitSystemPrompt() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearKitSystemPrompt()
+	})
+}
+
+// SetKitTools sets the "kit_tools" field.
+func (u *StoreAgentUpsertOne) SetKitTools(v []string) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetKitTools(v)
+	})
+}
+
+// UpdateKitTools sets the "kit_tools" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateKitTools() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateKitTools()
+	})
+}
+
+// SetKitSamplePrompts sets the "kit_sample_prompts" field.
+func (u *StoreAgentUpsertOne) SetKitSamplePrompts(v []string) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetKitSamplePrompts(v)
+	})
+}
+
+// UpdateKitSamplePrompts sets the "kit_sample_prompts" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateKitSamplePrompts() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateKitSamplePrompts()
 	})
 }
 
@@ -4406,6 +4600,69 @@ func (u *StoreAgentUpsertBulk) UpdateHubDecidedAt() *StoreAgentUpsertBulk {
 func (u *StoreAgentUpsertBulk) ClearHubDecidedAt() *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.ClearHubDecidedAt()
+	})
+}
+
+// SetInstanceOwned sets the "instance_owned" field.
+func (u *StoreAgentUpsertBulk) SetInstanceOwned(v bool) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetInstanceOwned(v)
+	})
+}
+
+// UpdateInstanceOwned sets the "instance_owned" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateInstanceOwned() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateInstanceOwned()
+	})
+}
+
+// SetKitSystemPrompt sets the "kit_system_prompt" field.
+func (u *StoreAgentUpsertBulk) SetKitSystemPrompt(v string) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetKitSystemPrompt(v)
+	})
+}
+
+// UpdateKitSystemPrompt sets the "kit_system_prompt" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateKitSystemPrompt() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateKitSystemPrompt()
+	})
+}
+
+// ClearKitSystemPrompt clears the value of the "kit_system_prompt" field.
+func (u *StoreAgentUpsertBulk) ClearKitSystemPrompt() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearKitSystemPrompt()
+	})
+}
+
+// SetKitTools sets the "kit_tools" field.
+func (u *StoreAgentUpsertBulk) SetKitTools(v []string) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetKitTools(v)
+	})
+}
+
+// UpdateKitTools sets the "kit_tools" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateKitTools() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateKitTools()
+	})
+}
+
+// SetKitSamplePrompts sets the "kit_sample_prompts" field.
+func (u *StoreAgentUpsertBulk) SetKitSamplePrompts(v []string) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetKitSamplePrompts(v)
+	})
+}
+
+// UpdateKitSamplePrompts sets the "kit_sample_prompts" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateKitSamplePrompts() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateKitSamplePrompts()
 	})
 }
 

@@ -932,6 +932,64 @@ func (_u *StoreAgentUpdate) ClearHubDecidedAt() *StoreAgentUpdate {
 	return _u
 }
 
+// SetInstanceOwned sets the "instance_owned" field.
+func (_u *StoreAgentUpdate) SetInstanceOwned(v bool) *StoreAgentUpdate {
+	_u.mutation.SetInstanceOwned(v)
+	return _u
+}
+
+// SetNillableInstanceOwned sets the "instance_owned" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableInstanceOwned(v *bool) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetInstanceOwned(*v)
+	}
+	return _u
+}
+
+// SetKitSystemPrompt sets the "kit_system_prompt" field.
+func (_u *StoreAgentUpdate) SetKitSystemPrompt(v string) *StoreAgentUpdate {
+	_u.mutation.SetKitSystemPrompt(v)
+	return _u
+}
+
+// SetNillableKitSystemPrompt sets the "kit_system_prompt" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableKitSystemPrompt(v *string) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetKitSystemPrompt(*v)
+	}
+	return _u
+}
+
+// ClearKitSystemPrompt clears the value of the "kit_system_prompt" field.
+func (_u *StoreAgentUpdate) ClearKitSystemPrompt() *StoreAgentUpdate {
+	_u.mutation.ClearKitSystemPrompt()
+	return _u
+}
+
+// SetKitTools sets the "kit_tools" field.
+func (_u *StoreAgentUpdate) SetKitTools(v []string) *StoreAgentUpdate {
+	_u.mutation.SetKitTools(v)
+	return _u
+}
+
+// AppendKitTools appends value to the "kit_tools" field.
+func (_u *StoreAgentUpdate) AppendKitTools(v []string) *StoreAgentUpdate {
+	_u.mutation.AppendKitTools(v)
+	return _u
+}
+
+// SetKitSamplePrompts sets the "kit_sample_prompts" field.
+func (_u *StoreAgentUpdate) SetKitSamplePrompts(v []string) *StoreAgentUpdate {
+	_u.mutation.SetKitSamplePrompts(v)
+	return _u
+}
+
+// AppendKitSamplePrompts appends value to the "kit_sample_prompts" field.
+func (_u *StoreAgentUpdate) AppendKitSamplePrompts(v []string) *StoreAgentUpdate {
+	_u.mutation.AppendKitSamplePrompts(v)
+	return _u
+}
+
 // AddExecutionIDs adds the "executions" edge to the Execution entity by IDs.
 func (_u *StoreAgentUpdate) AddExecutionIDs(ids ...string) *StoreAgentUpdate {
 	_u.mutation.AddExecutionIDs(ids...)
@@ -1509,6 +1567,31 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.HubDecidedAtCleared() {
 		_spec.ClearField(storeagent.FieldHubDecidedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.InstanceOwned(); ok {
+		_spec.SetField(storeagent.FieldInstanceOwned, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.KitSystemPrompt(); ok {
+		_spec.SetField(storeagent.FieldKitSystemPrompt, field.TypeString, value)
+	}
+	if _u.mutation.KitSystemPromptCleared() {
+		_spec.ClearField(storeagent.FieldKitSystemPrompt, field.TypeString)
+	}
+	if value, ok := _u.mutation.KitTools(); ok {
+		_spec.SetField(storeagent.FieldKitTools, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedKitTools(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, storeagent.FieldKitTools, value)
+		})
+	}
+	if value, ok := _u.mutation.KitSamplePrompts(); ok {
+		_spec.SetField(storeagent.FieldKitSamplePrompts, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedKitSamplePrompts(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, storeagent.FieldKitSamplePrompts, value)
+		})
 	}
 	if _u.mutation.ExecutionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -2695,6 +2778,64 @@ func (_u *StoreAgentUpdateOne) ClearHubDecidedAt() *StoreAgentUpdateOne {
 	return _u
 }
 
+// SetInstanceOwned sets the "instance_owned" field.
+func (_u *StoreAgentUpdateOne) SetInstanceOwned(v bool) *StoreAgentUpdateOne {
+	_u.mutation.SetInstanceOwned(v)
+	return _u
+}
+
+// SetNillableInstanceOwned sets the "instance_owned" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableInstanceOwned(v *bool) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetInstanceOwned(*v)
+	}
+	return _u
+}
+
+// SetKitSystemPrompt sets the "kit_system_prompt" field.
+func (_u *StoreAgentUpdateOne) SetKitSystemPrompt(v string) *StoreAgentUpdateOne {
+	_u.mutation.SetKitSystemPrompt(v)
+	return _u
+}
+
+// SetNillableKitSystemPrompt sets the "kit_system_prompt" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableKitSystemPrompt(v *string) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetKitSystemPrompt(*v)
+	}
+	return _u
+}
+
+// ClearKitSystemPrompt clears the value of the "kit_system_prompt" field.
+func (_u *StoreAgentUpdateOne) ClearKitSystemPrompt() *StoreAgentUpdateOne {
+	_u.mutation.ClearKitSystemPrompt()
+	return _u
+}
+
+// SetKitTools sets the "kit_tools" field.
+func (_u *StoreAgentUpdateOne) SetKitTools(v []string) *StoreAgentUpdateOne {
+	_u.mutation.SetKitTools(v)
+	return _u
+}
+
+// AppendKitTools appends value to the "kit_tools" field.
+func (_u *StoreAgentUpdateOne) AppendKitTools(v []string) *StoreAgentUpdateOne {
+	_u.mutation.AppendKitTools(v)
+	return _u
+}
+
+// SetKitSamplePrompts sets the "kit_sample_prompts" field.
+func (_u *StoreAgentUpdateOne) SetKitSamplePrompts(v []string) *StoreAgentUpdateOne {
+	_u.mutation.SetKitSamplePrompts(v)
+	return _u
+}
+
+// AppendKitSamplePrompts appends value to the "kit_sample_prompts" field.
+func (_u *StoreAgentUpdateOne) AppendKitSamplePrompts(v []string) *StoreAgentUpdateOne {
+	_u.mutation.AppendKitSamplePrompts(v)
+	return _u
+}
+
 // AddExecutionIDs adds the "executions" edge to the Execution entity by IDs.
 func (_u *StoreAgentUpdateOne) AddExecutionIDs(ids ...string) *StoreAgentUpdateOne {
 	_u.mutation.AddExecutionIDs(ids...)
@@ -3302,6 +3443,31 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 	}
 	if _u.mutation.HubDecidedAtCleared() {
 		_spec.ClearField(storeagent.FieldHubDecidedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.InstanceOwned(); ok {
+		_spec.SetField(storeagent.FieldInstanceOwned, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.KitSystemPrompt(); ok {
+		_spec.SetField(storeagent.FieldKitSystemPrompt, field.TypeString, value)
+	}
+	if _u.mutation.KitSystemPromptCleared() {
+		_spec.ClearField(storeagent.FieldKitSystemPrompt, field.TypeString)
+	}
+	if value, ok := _u.mutation.KitTools(); ok {
+		_spec.SetField(storeagent.FieldKitTools, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedKitTools(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, storeagent.FieldKitTools, value)
+		})
+	}
+	if value, ok := _u.mutation.KitSamplePrompts(); ok {
+		_spec.SetField(storeagent.FieldKitSamplePrompts, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedKitSamplePrompts(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, storeagent.FieldKitSamplePrompts, value)
+		})
 	}
 	if _u.mutation.ExecutionsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -12,6 +12,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
 )
 
@@ -65,6 +66,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewDeveloperServiceHandler, switchboardv1.RegisterDeveloperServiceHandlerServer)(s.dev, s.dev),
 		serve(switchboardv1connect.NewStoreReviewServiceHandler, switchboardv1.RegisterStoreReviewServiceHandlerServer)(s.review, s.review),
 		serve(switchboardv1connect.NewStoreExecutionServiceHandler, switchboardv1.RegisterStoreExecutionServiceHandlerServer)(s.execs, s.execs),
+		serve(switchboardv1connect.NewStoreAdminServiceHandler, switchboardv1.RegisterStoreAdminServiceHandlerServer)(s.storeAdmin, s.storeAdmin),
 		serve(switchboardv1connect.NewUpdateServiceHandler, switchboardv1.RegisterUpdateServiceHandlerServer)(s.updates, s.updates),
 		serve(switchboardv1connect.NewWidgetServiceHandler, switchboardv1.RegisterWidgetServiceHandlerServer)(s.widgets, s.widgets),
 		serve(switchboardv1connect.NewHandoffServiceHandler, switchboardv1.RegisterHandoffServiceHandlerServer)(s.handoff, s.handoff),
@@ -125,7 +127,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, keyed *idempotency.Guard, ta
 	names := make([]string, 0, len(table))
 	for _, m := range table {
 		path, h := m.handler(opts...)
-		mux.Handle(path, g.Identify(g.Connect(keyed.Connect(h))))
+		mux.Handle(path, g.Identify(g.Connect(keyed.Connect(httpapi.ConnectAnswers(h)))))
 		names = append(names, serviceName(path))
 	}
 	return names

@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/gen/openapi"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/release"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/a2a"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -68,7 +69,7 @@ var strictQueryOnce sync.Once
 func newGateway(table *contract.Table, g *gate.Gate, keyed *idempotency.Guard, mounts []mount) (*runtime.ServeMux, error) {
 	none := func(string) (string, bool) { return "", false }
 	opts := []runtime.ServeMuxOption{
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, render.RESTMarshaler{}),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, httpapi.RESTAnswers{}),
 		runtime.WithErrorHandler(httpapi.GatewayError),
 		runtime.WithRoutingErrorHandler(httpapi.GatewayRoutingError),
 		runtime.WithMiddlewares(g.Gateway, keyed.Gateway),
@@ -145,8 +146,8 @@ func cleanPath(p string) string {
 var mcpAccess = contract.KeyRule(mcp.Path, "mcp", "")
 
 // apiVersion is the API's version, as the OpenAPI document and the agent
-// card report it.
-const apiVersion = "2.0.0"
+// card report it: the release `switchboard version` prints.
+var apiVersion = release.Version
 
 // mountDocuments mounts the two document routes that are not RPCs, each
 // admitted as its procedure's twin (session, CSRF, the per-key limit): the
@@ -233,6 +234,10 @@ func (h *house) routes() (http.Handler, error) {
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if site.Serves(r) {
 			site.ServeHTTP(w, r)
+			return
+		}
+		if httpapi.IsConnectPath(r.URL.Path) { // a service this server does not have
+			httpapi.UnknownProcedure(w, r)
 			return
 		}
 		httpapi.WriteREST(w, r, notFound(r))

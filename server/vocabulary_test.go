@@ -221,6 +221,7 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"executions.status", "execution_status", entEnum(execution.StatusValidator)},
 		{"executions.task_origin", "task_origin", entEnum(execution.TaskOriginValidator)},
 		{"executions.isolation_mode", "isolation_mode", entEnum(execution.IsolationModeValidator)},
+		{"executions.run_origin", "run_origin", entEnum(execution.RunOriginValidator)},
 		{"executions.review_status", "review_status", entEnum(execution.ReviewStatusValidator)},
 		{"executions.payment_hold_status", "payment_hold_status", entEnum(execution.PaymentHoldStatusValidator)},
 		{"store_agents.input_format", "input_format", entEnum(storeagent.InputFormatValidator)},

@@ -55,6 +55,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/reputation"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
+	storeadmin "github.com/switchboard-hq/switchboard/server/store/admin"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
 	"github.com/switchboard-hq/switchboard/server/store/lifecycle"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
@@ -140,6 +141,9 @@ type services struct {
 
 	// inboundHooks is the inbound webhooks: their settings and deliveries.
 	inboundHooks *inbound.Service
+
+	// storeAdmin is the admin's agent activity and the instance's agents.
+	storeAdmin *storeadmin.Service
 }
 
 // house is everything New composes: the contract, the gate and the services,
@@ -268,6 +272,7 @@ func (h *house) buildFederation(*App) error {
 	s.platform = hub.NewPlatform(s.hub, h.lifetime.Engine, h.lifetime.Review)
 	s.inbound = spoke.NewInbound(s.spoke, h.lifetime.Engine)
 	s.execs = &engine.Service{Engine: h.lifetime.Engine, Global: global(s.hub, s.spokeAdmin)}
+	s.storeAdmin = &storeadmin.Service{DB: cfg.DB, Now: cfg.now, Store: s.store}
 	return nil
 }
 

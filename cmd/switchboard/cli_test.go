@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
+	"github.com/switchboard-hq/switchboard/internal/release"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -38,9 +40,8 @@ func runBinary(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
-// Issue 12 item 3: a help request is a success with the usage on stdout; a
-// mistake is exit status 2 with its explanation printed once.
-func TestServeHelpAndMistakes(t *testing.T) {
+// Issue 12 item 3: a help request is a success with the usage on stdout.
+func TestServeHelp(t *testing.T) {
 	for _, help := range []string{"--help", "-h", "-help"} {
 		code, stdout, stderr := runBinary(t, "serve", help)
 		if code != 0 || !strings.HasPrefix(stdout, "usage: switchboard serve [flags]") ||
@@ -48,23 +49,102 @@ func TestServeHelpAndMistakes(t *testing.T) {
 			t.Errorf("serve %s: exit %d\nstdout %q\nstderr %q", help, code, stdout, stderr)
 		}
 	}
-	code, stdout, stderr := runBinary(t, "serve", "--frobnicate")
-	const want = "flag provided but not defined: -frobnicate"
-	if code != 2 || stdout != "" || strings.Count(stderr, want) != 1 || !strings.Contains(stderr, "usage: switchboard serve") {
-		t.Errorf("serve --frobnicate: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
-	}
-	code, _, stderr = runBinary(t, "serve", "--heartbeat", "soon")
-	if code != 2 || strings.Count(stderr, "soon") != 1 {
-		t.Errorf("serve --heartbeat soon: exit %d, stderr %q", code, stderr)
-	}
-	for _, args := range [][]string{nil, {"frobnicate"}} {
-		code, _, stderr := runBinary(t, args...)
-		if code != 2 || strings.Count(stderr, "usage: switchboard <command>") != 1 || strings.Count(stderr, "switchboard:") != 1 {
-			t.Errorf("switchboard %v: exit %d, stderr %q", args, code, stderr)
+	for _, help := range []string{"--help", "help"} {
+		if code, stdout, _ := runBinary(t, help); code != 0 || !strings.HasPrefix(stdout, "usage: switchboard <command>") {
+			t.Errorf("switchboard %s: exit %d, stdout %q", help, code, stdout)
 		}
 	}
-	if code, stdout, _ := runBinary(t, "--help"); code != 0 || !strings.HasPrefix(stdout, "usage: switchboard <command>") {
-		t.Errorf("switchboard --help: exit %d, stdout %q", code, stdout)
+}
+
+// Issue 31 point 9 (RULINGS "Onboarding, sprite, admin views", CLI): every
+// usage error, a bad flag value and a bad environment twin included, exits 2
+// with one line naming the mistake and one hint, nothing on stdout, and no
+// usage text (serve --bogus printed sixty lines of help).
+func TestUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  string
+		// want is in the error line; hint is the hint line.
+		want, hint string
+	}{
+		{nil, "", "switchboard: no command given", "Run 'switchboard help' for the commands."},
+		{[]string{"frobnicate"}, "", `switchboard: unknown command "frobnicate"`, "Run 'switchboard help' for the commands."},
+		{[]string{"version", "now"}, "", `switchboard: version takes no arguments, not "now"`, "Run 'switchboard help' for the commands."},
+		{[]string{"serve", "--bogus"}, "", "switchboard serve: flag provided but not defined: -bogus", "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve", "--heartbeat", "soon"}, "", `switchboard serve: invalid value "soon" for flag -heartbeat`, "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve", "--rate-limit-per-minute", "many"}, "", `invalid value "many" for flag -rate-limit-per-minute`, "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve", "--role", "spoke"}, "", `--role must be standalone or hub, not "spoke"`, "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve", "--review-policy", "lenient"}, "", "lenient", "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve", "--federation-retry-schedule", "30s,later"}, "", `--federation-retry-schedule: "later" is not a positive duration`, "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve", "--public-url", "sb.example.com"}, "", "--public-url", "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve", "--max-body-bytes", "0"}, "", "must be positive", "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve", "extra"}, "", "unexpected arguments: extra", "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve"}, "SWITCHBOARD_HEARTBEAT=soon", "SWITCHBOARD_HEARTBEAT", "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve"}, "SWITCHBOARD_RATE_LIMIT_PER_MINUTE=many", "SWITCHBOARD_RATE_LIMIT_PER_MINUTE", "Run 'switchboard serve -h' for its flags."},
+	} {
+		name := strings.Join(append(append([]string{}, c.env), c.args...), " ")
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(buildBinary(t), c.args...)
+			cmd.Env = os.Environ()
+			if c.env != "" {
+				cmd.Env = append(cmd.Env, c.env)
+			}
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+				t.Fatalf("exit: %v, want status 2\nstderr %q", err, errOut.String())
+			}
+			lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
+			if out.Len() != 0 || len(lines) != 2 || !strings.Contains(lines[0], c.want) || lines[1] != c.hint ||
+				!strings.HasSuffix(errOut.String(), "\n") || strings.Contains(errOut.String(), "usage:") {
+				t.Fatalf("stdout %q\nstderr %q\nwant one line with %q, then %q", out.String(), errOut.String(), c.want, c.hint)
+			}
+		})
+	}
+}
+
+// RULINGS "Onboarding, sprite, admin views", Version, and reconciliation
+// 13: the release the agent card carries, the commit when the build has VCS
+// information (a clone has it; Go stamps none in a git worktree, whose .git
+// is a file), one line ending in a newline; -ldflags -X sets the release.
+func TestVersionPrintsTheRelease(t *testing.T) {
+	bin := buildBinary(t)
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := ""
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			commit = s.Value
+		}
+	}
+	for _, arg := range []string{"version", "--version"} {
+		code, stdout, stderr := runBinary(t, arg)
+		fields := strings.Fields(stdout)
+		if code != 0 || stderr != "" || len(fields) < 2 || fields[0] != "switchboard" || fields[1] != release.Version ||
+			strings.Contains(stdout, "(devel)") || strings.Count(stdout, "\n") != 1 || !strings.HasSuffix(stdout, "\n") {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q", arg, code, stdout, stderr)
+		}
+		if has := strings.Contains(stdout, " commit "); has != (commit != "") || (commit != "" && !strings.Contains(stdout, "commit "+commit[:12])) {
+			t.Errorf("%s: %q, the build's revision is %q", arg, stdout, commit)
+		}
+	}
+	if release.Version != "2.0.0" {
+		t.Errorf("the release is %q, the agent card's is 2.0.0", release.Version)
+	}
+
+	// A release build names its version at link time.
+	other := filepath.Join(t.TempDir(), "switchboard")
+	build := exec.Command("go", "build", "-o", other, "-ldflags", "-X github.com/switchboard-hq/switchboard/internal/release.Version=2.0.1-rc.1", ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -ldflags -X: %v\n%s", err, out)
+	}
+	out, err := exec.Command(other, "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "switchboard 2.0.1-rc.1") {
+		t.Fatalf("the linked release: %q %v", out, err)
 	}
 }
 

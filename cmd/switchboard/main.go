@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/release"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/gate"
@@ -38,26 +38,48 @@ import (
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
-// version is set at release time with -ldflags "-X main.version=…".
-var version = ""
-
 func main() {
 	os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 
-// errUsage marks a command-line mistake whose explanation is already on
-// stderr (the flag package prints its own error before the usage), so that it
-// is not printed twice.
-var errUsage = errors.New("usage error")
+// usageError is a command-line mistake (a command, flag or flag value the
+// command does not take; a flag's environment twin counts as the flag):
+// exitCode prints it as one line with a hint and answers 2, as the flag
+// package's ExitOnError does.
+type usageError struct {
+	// command is the subcommand the mistake is in ("" for none).
+	command string
+	err     error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// mistake marks err as a usage error of command.
+func mistake(command string, err error) error { return &usageError{command: command, err: err} }
+
+// hint is the line after a usage error: where the usage is.
+func (e *usageError) hint() string {
+	if e.command == "" {
+		return "Run 'switchboard help' for the commands."
+	}
+	return "Run 'switchboard " + e.command + " -h' for its flags."
+}
 
 // exitCode is 0 for success and for a help request, 2 for a command-line
-// mistake (as the flag package's ExitOnError does), 1 for anything else,
-// which it prints.
+// mistake, 1 for anything else; it prints what went wrong in one line
+// (a mistake with the hint after it).
 func exitCode(err error, stderr io.Writer) int {
+	var usage *usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.Is(err, errUsage):
+	case errors.As(err, &usage):
+		prefix := "switchboard"
+		if usage.command != "" {
+			prefix += " " + usage.command
+		}
+		fmt.Fprintf(stderr, "%s: %v\n%s\n", prefix, usage.err, usage.hint())
 		return 2
 	}
 	fmt.Fprintln(stderr, "switchboard:", err)
@@ -68,41 +90,27 @@ const usage = `usage: switchboard <command> [flags]
 
 commands:
   serve     run the server (switchboard serve -h for flags)
-  version   print the version
+  version   print the release version and the commit of the build
 `
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, "switchboard: no command given\n"+usage)
-		return errUsage
+		return mistake("", errors.New("no command given"))
 	}
 	switch args[0] {
 	case "serve":
 		return serve(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "switchboard", versionString())
+		if len(args) > 1 {
+			return mistake("", fmt.Errorf("version takes no arguments, not %q", strings.Join(args[1:], " ")))
+		}
+		fmt.Fprintln(stdout, "switchboard", release.Read())
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprintf(stderr, "switchboard: unknown command %q\n%s", args[0], usage)
-	return errUsage
-}
-
-func versionString() string {
-	v := version
-	info, ok := debug.ReadBuildInfo()
-	if v == "" && ok && info.Main.Version != "" {
-		v = info.Main.Version
-	}
-	if v == "" {
-		v = "(devel)"
-	}
-	if ok {
-		v += " " + info.GoVersion
-	}
-	return v
+	return mistake("", fmt.Errorf("unknown command %q", args[0]))
 }
 
 // options are the serve flags; each has a SWITCHBOARD_* environment twin.
@@ -144,9 +152,10 @@ type options struct {
 }
 
 // parseServe reads the serve flags. A help request prints the usage to
-// stdout and answers flag.ErrHelp; a flag the parser refuses prints its error
-// and the usage to stderr and answers an errUsage.
-func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
+// stdout and answers flag.ErrHelp; a flag the parser refuses, a bad value of
+// a flag or of its environment twin, or a stray argument answers a usage
+// error (exitCode prints it in one line, without the usage).
+func parseServe(args []string, stdout, _ io.Writer) (options, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	// The parser writes before it says whether it was asked for help, so its
 	// output waits here until the destination is known.
@@ -162,51 +171,51 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.logLevel, "log-level", env("SWITCHBOARD_LOG_LEVEL", "info"), "debug, info, warn or error (SWITCHBOARD_LOG_LEVEL)")
 	hb, err := time.ParseDuration(env("SWITCHBOARD_HEARTBEAT", "30s"))
 	if err != nil {
-		return o, fmt.Errorf("SWITCHBOARD_HEARTBEAT: %w", err)
+		return o, mistake("serve", fmt.Errorf("SWITCHBOARD_HEARTBEAT: %w", err))
 	}
 	fs.DurationVar(&o.heartbeat, "heartbeat", hb, "chat stream heartbeat period (SWITCHBOARD_HEARTBEAT)")
 	if o.rateLimit, err = envInt("SWITCHBOARD_RATE_LIMIT_PER_MINUTE", 120); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.IntVar(&o.rateLimit, "rate-limit-per-minute", o.rateLimit, "requests per minute per API key (SWITCHBOARD_RATE_LIMIT_PER_MINUTE)")
 	if o.authRateLimit, err = envInt("SWITCHBOARD_AUTH_RATE_LIMIT_PER_MINUTE", 10); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.IntVar(&o.authRateLimit, "auth-rate-limit-per-minute", o.authRateLimit,
 		"login/signup/setup requests and access-password attempts per minute per client IP (SWITCHBOARD_AUTH_RATE_LIMIT_PER_MINUTE)")
 	if o.guessRateLimit, err = envInt("SWITCHBOARD_PASSWORD_GUESS_LIMIT_PER_MINUTE", 10); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.IntVar(&o.guessRateLimit, "password-guess-limit-per-minute", o.guessRateLimit,
 		"attempts at one capability pack's or store listing's access password per minute, across client IPs (SWITCHBOARD_PASSWORD_GUESS_LIMIT_PER_MINUTE)")
 	if o.fedRateLimit, err = envInt("SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE", 30); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.IntVar(&o.fedRateLimit, "federation-rate-limit-per-minute", o.fedRateLimit,
 		"federation platform requests per minute per calling instance; per client IP without an instance credential (SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE)")
 	if o.heavyRateLimit, err = envInt("SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE", 20); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.IntVar(&o.heavyRateLimit, "heavy-rate-limit-per-minute", o.heavyRateLimit,
 		"store executions, A2A sends and MCP marketplace_* tool calls per minute per client IP (SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE)")
 	if o.maxStreams, err = envInt("SWITCHBOARD_MAX_STREAMS_PER_KEY", 50); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.IntVar(&o.maxStreams, "max-streams-per-key", o.maxStreams,
 		"streams of any kind open at once per API key, per account for the dashboard's session (SWITCHBOARD_MAX_STREAMS_PER_KEY)")
 	if o.maxMCPSessions, err = envInt("SWITCHBOARD_MAX_MCP_SESSIONS_PER_KEY", 50); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.IntVar(&o.maxMCPSessions, "max-mcp-sessions-per-key", o.maxMCPSessions,
 		"MCP sessions open at once per API key (SWITCHBOARD_MAX_MCP_SESSIONS_PER_KEY)")
 	maxBody, err := envInt("SWITCHBOARD_MAX_BODY_BYTES", httpapi.DefaultBodyLimit)
 	if err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.Int64Var(&o.maxBody, "max-body-bytes", int64(maxBody), "request body limit in bytes (SWITCHBOARD_MAX_BODY_BYTES)")
 	holdLimit, err := envInt("SWITCHBOARD_ECONOMY_HOLD_LIMIT", 0)
 	if err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.Int64Var(&o.holdLimit, "economy-hold-limit", int64(holdLimit),
 		"the most, in cents, a client may hold open on the ledger across its contracts; 0 is no limit (SWITCHBOARD_ECONOMY_HOLD_LIMIT)")
@@ -219,18 +228,18 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.llm.ImageModel, "llm-image-model", env("SWITCHBOARD_LLM_IMAGE_MODEL", ""),
 		"image generation model; empty: the assistant cannot draw (SWITCHBOARD_LLM_IMAGE_MODEL)")
 	if o.llm.ContextTokens, err = envInt("SWITCHBOARD_LLM_CONTEXT_TOKENS", llm.DefaultContextTokens); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.IntVar(&o.llm.ContextTokens, "llm-context-tokens", o.llm.ContextTokens,
 		"the assistant's prompt budget in tokens, estimated at 4 characters each (SWITCHBOARD_LLM_CONTEXT_TOKENS)")
 	if o.dbMaxConns, err = envInt("SWITCHBOARD_DB_MAX_CONNS", 20); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.IntVar(&o.dbMaxConns, "db-max-conns", o.dbMaxConns, "PostgreSQL connections this process may open (SWITCHBOARD_DB_MAX_CONNS); SQLite ignores it")
 	fs.StringVar(&o.debugAddr, "debug-addr", env("SWITCHBOARD_DEBUG_ADDR", ""), "loopback address for /debug/vars and /debug/pprof; empty for none (SWITCHBOARD_DEBUG_ADDR)")
 	allowPrivate, err := envBool("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS")
 	if err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.BoolVar(&o.allowPrivate, "allow-private-endpoints", allowPrivate,
 		"let webhooks reach private, loopback and link-local addresses (SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS)")
@@ -240,13 +249,13 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		"standalone, or hub: serve the federation platform to the instances that join it (SWITCHBOARD_ROLE)")
 	beat, err := time.ParseDuration(env("SWITCHBOARD_HEARTBEAT_INTERVAL", "1h"))
 	if err != nil {
-		return o, fmt.Errorf("SWITCHBOARD_HEARTBEAT_INTERVAL: %w", err)
+		return o, mistake("serve", fmt.Errorf("SWITCHBOARD_HEARTBEAT_INTERVAL: %w", err))
 	}
 	fs.DurationVar(&o.federation.HeartbeatInterval, "heartbeat-interval", beat,
 		"how often a joined instance sends its hub a heartbeat; 1h to 12h (SWITCHBOARD_HEARTBEAT_INTERVAL)")
 	stale, err := time.ParseDuration(env("SWITCHBOARD_STALE_AFTER", "24h"))
 	if err != nil {
-		return o, fmt.Errorf("SWITCHBOARD_STALE_AFTER: %w", err)
+		return o, mistake("serve", fmt.Errorf("SWITCHBOARD_STALE_AFTER: %w", err))
 	}
 	fs.DurationVar(&o.federation.StaleAfter, "stale-after", stale,
 		"on a hub, how long without a heartbeat before an instance is listed stale (SWITCHBOARD_STALE_AFTER)")
@@ -254,19 +263,19 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		"delays between attempts of an outbound federation delivery, comma-separated (SWITCHBOARD_FEDERATION_RETRY_SCHEDULE)")
 	retention, err := time.ParseDuration(env("SWITCHBOARD_AUDIT_RETENTION", "720h"))
 	if err != nil {
-		return o, fmt.Errorf("SWITCHBOARD_AUDIT_RETENTION: %w", err)
+		return o, mistake("serve", fmt.Errorf("SWITCHBOARD_AUDIT_RETENTION: %w", err))
 	}
 	fs.DurationVar(&o.federation.AuditRetention, "audit-retention", retention,
 		"how long the federation audit log keeps its rows (SWITCHBOARD_AUDIT_RETENTION)")
 	if o.federation.Network.Enabled, err = envBool("SWITCHBOARD_FEDERATION"); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.BoolVar(&o.federation.Network.Enabled, "federation", o.federation.Network.Enabled,
 		"serve the operator network (connections between users on different instances); the admin's federation settings start from it (SWITCHBOARD_FEDERATION)")
 	allowlist := fs.String("federation-allowlist", env("SWITCHBOARD_FEDERATION_ALLOWLIST", ""),
 		"comma-separated origins the operator network admits, e.g. https://a.example,https://b.example; empty admits any (SWITCHBOARD_FEDERATION_ALLOWLIST)")
 	if o.federation.Network.AllowPrivate, err = envBool("SWITCHBOARD_FEDERATION_ALLOW_PRIVATE"); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	fs.BoolVar(&o.federation.Network.AllowPrivate, "federation-allow-private", o.federation.Network.AllowPrivate,
 		"let operator-network peers be plain http and private or loopback addresses (SWITCHBOARD_FEDERATION_ALLOW_PRIVATE)")
@@ -285,8 +294,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 			_, _ = out.WriteTo(stdout)
 			return o, err
 		}
-		_, _ = out.WriteTo(stderr)
-		return o, fmt.Errorf("%w: %w", errUsage, err)
+		// The parser's own text (the error, then the whole usage) is
+		// dropped: the error alone is printed, with a hint.
+		return o, mistake("serve", err)
 	}
 	if *policy == "" {
 		*policy = string(store.ZeroGate)
@@ -295,46 +305,46 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		}
 	}
 	if o.reviewPolicy, err = store.ParsePolicy(*policy); err != nil {
-		return o, err
+		return o, mistake("serve", err)
 	}
 	for _, part := range strings.Split(*retries, ",") {
 		d, err := time.ParseDuration(strings.TrimSpace(part))
 		if err != nil || d <= 0 {
-			return o, fmt.Errorf("--federation-retry-schedule: %q is not a positive duration", part)
+			return o, mistake("serve", fmt.Errorf("--federation-retry-schedule: %q is not a positive duration", part))
 		}
 		o.federation.RetrySchedule = append(o.federation.RetrySchedule, d)
 	}
 	if o.federation.Network.Allowlist, err = network.Allowlist(strings.Split(*allowlist, ",")); err != nil {
-		return o, fmt.Errorf("--federation-allowlist: %w", err)
+		return o, mistake("serve", fmt.Errorf("--federation-allowlist: %w", err))
 	}
 	if o.llm.BaseURL != "" {
 		if _, err := egress.ParseURL(o.llm.BaseURL); err != nil {
-			return o, fmt.Errorf("--llm-base-url: %w", err)
+			return o, mistake("serve", fmt.Errorf("--llm-base-url: %w", err))
 		}
 	}
 	if o.publicURL != "" {
 		if _, err := egress.ParseURL(o.publicURL); err != nil {
-			return o, fmt.Errorf("--public-url: %w", err)
+			return o, mistake("serve", fmt.Errorf("--public-url: %w", err))
 		}
 	}
 	if o.otlpEndpoint != "" {
 		if _, err := server.OTLPTracesURL(o.otlpEndpoint); err != nil {
-			return o, err
+			return o, mistake("serve", err)
 		}
 	}
 	if o.secretKey, err = secretKey(*keyFile, env("SWITCHBOARD_SECRET_KEY", "")); err != nil {
-		return o, err
+		return o, err // the key's file or value: not the command line's
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		return o, mistake("serve", fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " ")))
 	}
 	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.guessRateLimit <= 0 ||
 		o.holdLimit < 0 || o.maxStreams <= 0 || o.maxMCPSessions <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
 		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 {
-		return o, errors.New("limits, the heartbeats, --llm-context-tokens, --stale-after and --audit-retention must be positive")
+		return o, mistake("serve", errors.New("limits, the heartbeats, --llm-context-tokens, --stale-after and --audit-retention must be positive"))
 	}
 	if o.federation.Role != "standalone" && o.federation.Role != "hub" {
-		return o, fmt.Errorf("--role must be standalone or hub, not %q", o.federation.Role)
+		return o, mistake("serve", fmt.Errorf("--role must be standalone or hub, not %q", o.federation.Role))
 	}
 	return o, nil
 }
@@ -538,7 +548,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	logger.Info("switchboard listening", "addr", ln.Addr().String(), "db", db.Redact(o.dsn), "version", versionString(),
+	logger.Info("switchboard listening", "addr", ln.Addr().String(), "db", db.Redact(o.dsn), "version", release.Read().String(),
 		"llm", o.llm.BaseURL != "", "allow_private_endpoints", o.allowPrivate,
 		"review_policy", o.reviewPolicy, "secret_key", o.secretKey != nil, "role", o.federation.Role)
 	if o.federation.HeartbeatInterval < time.Hour || o.federation.HeartbeatInterval > 12*time.Hour {

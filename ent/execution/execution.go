@@ -40,6 +40,8 @@ const (
 	FieldTaskOrigin = "task_origin"
 	// FieldIsolationMode holds the string denoting the isolation_mode field in the database.
 	FieldIsolationMode = "isolation_mode"
+	// FieldRunOrigin holds the string denoting the run_origin field in the database.
+	FieldRunOrigin = "run_origin"
 	// FieldTaskInputs holds the string denoting the task_inputs field in the database.
 	FieldTaskInputs = "task_inputs"
 	// FieldCallerInstanceURL holds the string denoting the caller_instance_url field in the database.
@@ -162,6 +164,7 @@ var Columns = []string{
 	FieldIsOwnAgent,
 	FieldTaskOrigin,
 	FieldIsolationMode,
+	FieldRunOrigin,
 	FieldTaskInputs,
 	FieldCallerInstanceURL,
 	FieldRequesterEmail,
@@ -314,6 +317,35 @@ func IsolationModeValidator(im IsolationMode) error {
 	}
 }
 
+// RunOrigin defines the type for the "run_origin" enum field.
+type RunOrigin string
+
+// RunOriginLocal is the default value of the RunOrigin enum.
+const DefaultRunOrigin = RunOriginLocal
+
+// RunOrigin values.
+const (
+	RunOriginLocal     RunOrigin = "local"
+	RunOriginFederated RunOrigin = "federated"
+	RunOriginA2a       RunOrigin = "a2a"
+	RunOriginMcp       RunOrigin = "mcp"
+	RunOriginAssistant RunOrigin = "assistant"
+)
+
+func (ro RunOrigin) String() string {
+	return string(ro)
+}
+
+// RunOriginValidator is a validator for the "run_origin" field enum values. It is called by the builders before save.
+func RunOriginValidator(ro RunOrigin) error {
+	switch ro {
+	case RunOriginLocal, RunOriginFederated, RunOriginA2a, RunOriginMcp, RunOriginAssistant:
+		return nil
+	default:
+		return fmt.Errorf("execution: invalid enum value for run_origin field: %q", ro)
+	}
+}
+
 // ReviewStatus defines the type for the "review_status" enum field.
 type ReviewStatus string
 
@@ -437,6 +469,11 @@ func ByTaskOrigin(opts ...sql.OrderTermOption) OrderOption {
 // ByIsolationMode orders the results by the isolation_mode field.
 func ByIsolationMode(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldIsolationMode, opts...).ToFunc()
+}
+
+// ByRunOrigin orders the results by the run_origin field.
+func ByRunOrigin(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRunOrigin, opts...).ToFunc()
 }
 
 // ByCallerInstanceURL orders the results by the caller_instance_url field.

@@ -945,6 +945,26 @@ func IsolationModeNotIn(vs ...IsolationMode) predicate.Execution {
 	return predicate.Execution(sql.FieldNotIn(FieldIsolationMode, vs...))
 }
 
+// RunOriginEQ applies the EQ predicate on the "run_origin" field.
+func RunOriginEQ(v RunOrigin) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldRunOrigin, v))
+}
+
+// RunOriginNEQ applies the NEQ predicate on the "run_origin" field.
+func RunOriginNEQ(v RunOrigin) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldRunOrigin, v))
+}
+
+// RunOriginIn applies the In predicate on the "run_origin" field.
+func RunOriginIn(vs ...RunOrigin) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldRunOrigin, vs...))
+}
+
+// RunOriginNotIn applies the NotIn predicate on the "run_origin" field.
+func RunOriginNotIn(vs ...RunOrigin) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldRunOrigin, vs...))
+}
+
 // TaskInputsIsNil applies the IsNil predicate on the "task_inputs" field.
 func TaskInputsIsNil() predicate.Execution {
 	return predicate.Execution(sql.FieldIsNull(FieldTaskInputs))

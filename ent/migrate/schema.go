@@ -1121,6 +1121,7 @@ var (
 		{Name: "is_own_agent", Type: field.TypeBool, Default: false},
 		{Name: "task_origin", Type: field.TypeEnum, Enums: []string{"owner", "marketplace", "federation", "cos", "system"}, Default: "marketplace"},
 		{Name: "isolation_mode", Type: field.TypeEnum, Enums: []string{"full_access", "output_only"}, Default: "output_only"},
+		{Name: "run_origin", Type: field.TypeEnum, Enums: []string{"local", "federated", "a2a", "mcp", "assistant"}, Default: "local"},
 		{Name: "task_inputs", Type: field.TypeJSON, Nullable: true},
 		{Name: "caller_instance_url", Type: field.TypeString, Nullable: true},
 		{Name: "requester_email", Type: field.TypeString, Nullable: true},
@@ -1174,13 +1175,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "executions_store_agents_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[54]},
+				Columns:    []*schema.Column{ExecutionsColumns[55]},
 				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "executions_users_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[55]},
+				Columns:    []*schema.Column{ExecutionsColumns[56]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1189,22 +1190,27 @@ var (
 			{
 				Name:    "execution_agent_id_status_queued_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[54], ExecutionsColumns[5], ExecutionsColumns[28]},
+				Columns: []*schema.Column{ExecutionsColumns[55], ExecutionsColumns[5], ExecutionsColumns[29]},
 			},
 			{
 				Name:    "execution_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[55], ExecutionsColumns[1]},
+				Columns: []*schema.Column{ExecutionsColumns[56], ExecutionsColumns[1]},
 			},
 			{
 				Name:    "execution_status_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[5], ExecutionsColumns[29]},
+				Columns: []*schema.Column{ExecutionsColumns[5], ExecutionsColumns[30]},
 			},
 			{
 				Name:    "execution_review_status_review_widget_shown_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[31], ExecutionsColumns[35]},
+				Columns: []*schema.Column{ExecutionsColumns[32], ExecutionsColumns[36]},
+			},
+			{
+				Name:    "execution_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ExecutionsColumns[1], ExecutionsColumns[0]},
 			},
 		},
 	}
@@ -2345,6 +2351,10 @@ var (
 		{Name: "hub_status", Type: field.TypeString, Nullable: true},
 		{Name: "marketplace_id", Type: field.TypeString, Nullable: true},
 		{Name: "hub_decided_at", Type: field.TypeTime, Nullable: true},
+		{Name: "instance_owned", Type: field.TypeBool, Default: false},
+		{Name: "kit_system_prompt", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "kit_tools", Type: field.TypeJSON},
+		{Name: "kit_sample_prompts", Type: field.TypeJSON},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// StoreAgentsTable holds the schema information for the "store_agents" table.
@@ -2355,7 +2365,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "store_agents_users_store_agents",
-				Columns:    []*schema.Column{StoreAgentsColumns[52]},
+				Columns:    []*schema.Column{StoreAgentsColumns[56]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -2364,7 +2374,7 @@ var (
 			{
 				Name:    "storeagent_user_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{StoreAgentsColumns[52], StoreAgentsColumns[36]},
+				Columns: []*schema.Column{StoreAgentsColumns[56], StoreAgentsColumns[36]},
 			},
 			{
 				Name:    "storeagent_status_category",

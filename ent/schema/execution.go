@@ -55,6 +55,10 @@ func (Execution) Fields() []ent.Field {
 		// full_access; marketplace, federation: output_only) and kept, so a
 		// queued execution is dispatched with the isolation it was made with.
 		field.Enum("isolation_mode").Values(vocab.Values("isolation_mode")...).Default("output_only"),
+		// How the run was started (vocabulary run_origin: the admin's agent
+		// activity); rows made before the column are local unless their
+		// task_origin says federation.
+		field.Enum("run_origin").Values(vocab.Values("run_origin")...).Default("local").Immutable(),
 		// Layer 2 inputs besides the prompt and the requester.
 		field.JSON("task_inputs", &TaskInputs{}).Optional(),
 		// Layer 3: the instance that asked, for federated executions.
@@ -155,5 +159,7 @@ func (Execution) Indexes() []ent.Index {
 		index.Fields("status", "started_at"),
 		// Auto-confirm sweep over overdue reviews.
 		index.Fields("review_status", "review_widget_shown_at"),
+		// The admin's agent activity: the runs of a period, newest first.
+		index.Fields("created_at", "id"),
 	}
 }

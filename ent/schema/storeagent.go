@@ -154,6 +154,14 @@ func (StoreAgent) Fields() []ent.Field {
 		field.String("hub_status").Optional().Nillable(),
 		field.String("marketplace_id").Optional().Nillable(),
 		field.Time("hub_decided_at").Optional().Nillable(),
+
+		// An instance agent (POST /api/admin/my-agents): owned by the
+		// instance, kept by its admins, with a kit only they read
+		// (context_instructions above is the kit's fourth part).
+		field.Bool("instance_owned").Default(false),
+		field.Text("kit_system_prompt").Optional().Nillable(),
+		field.Strings("kit_tools").Default([]string{}),
+		field.Strings("kit_sample_prompts").Default([]string{}),
 	}
 }
 

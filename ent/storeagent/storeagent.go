@@ -120,6 +120,14 @@ const (
 	FieldMarketplaceID = "marketplace_id"
 	// FieldHubDecidedAt holds the string denoting the hub_decided_at field in the database.
 	FieldHubDecidedAt = "hub_decided_at"
+	// FieldInstanceOwned holds the string denoting the instance_owned field in the database.
+	FieldInstanceOwned = "instance_owned"
+	// FieldKitSystemPrompt holds the string denoting the kit_system_prompt field in the database.
+	FieldKitSystemPrompt = "kit_system_prompt"
+	// FieldKitTools holds the string denoting the kit_tools field in the database.
+	FieldKitTools = "kit_tools"
+	// FieldKitSamplePrompts holds the string denoting the kit_sample_prompts field in the database.
+	FieldKitSamplePrompts = "kit_sample_prompts"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// EdgeExecutions holds the string denoting the executions edge name in mutations.
@@ -242,6 +250,10 @@ var Columns = []string{
 	FieldHubStatus,
 	FieldMarketplaceID,
 	FieldHubDecidedAt,
+	FieldInstanceOwned,
+	FieldKitSystemPrompt,
+	FieldKitTools,
+	FieldKitSamplePrompts,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -295,6 +307,12 @@ var (
 	DefaultSubscriberCount int
 	// DefaultExecutionCount holds the default value on creation for the "execution_count" field.
 	DefaultExecutionCount int
+	// DefaultInstanceOwned holds the default value on creation for the "instance_owned" field.
+	DefaultInstanceOwned bool
+	// DefaultKitTools holds the default value on creation for the "kit_tools" field.
+	DefaultKitTools []string
+	// DefaultKitSamplePrompts holds the default value on creation for the "kit_sample_prompts" field.
+	DefaultKitSamplePrompts []string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -649,6 +667,16 @@ func ByMarketplaceID(opts ...sql.OrderTermOption) OrderOption {
 // ByHubDecidedAt orders the results by the hub_decided_at field.
 func ByHubDecidedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldHubDecidedAt, opts...).ToFunc()
+}
+
+// ByInstanceOwned orders the results by the instance_owned field.
+func ByInstanceOwned(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInstanceOwned, opts...).ToFunc()
+}
+
+// ByKitSystemPrompt orders the results by the kit_system_prompt field.
+func ByKitSystemPrompt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldKitSystemPrompt, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

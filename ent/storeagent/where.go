@@ -282,6 +282,16 @@ func HubDecidedAt(v time.Time) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldHubDecidedAt, v))
 }
 
+// InstanceOwned applies equality check predicate on the "instance_owned" field. It's identical to InstanceOwnedEQ.
+func InstanceOwned(v bool) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldInstanceOwned, v))
+}
+
+// KitSystemPrompt applies equality check predicate on the "kit_system_prompt" field. It's identical to KitSystemPromptEQ.
+func KitSystemPrompt(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldKitSystemPrompt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldCreatedAt, v))
@@ -2994,6 +3004,91 @@ func HubDecidedAtIsNil() predicate.StoreAgent {
 // HubDecidedAtNotNil applies the NotNil predicate on the "hub_decided_at" field.
 func HubDecidedAtNotNil() predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldNotNull(FieldHubDecidedAt))
+}
+
+// InstanceOwnedEQ applies the EQ predicate on the "instance_owned" field.
+func InstanceOwnedEQ(v bool) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldInstanceOwned, v))
+}
+
+// InstanceOwnedNEQ applies the NEQ predicate on the "instance_owned" field.
+func InstanceOwnedNEQ(v bool) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldInstanceOwned, v))
+}
+
+// KitSystemPromptEQ applies the EQ predicate on the "kit_system_prompt" field.
+func KitSystemPromptEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldKitSystemPrompt, v))
+}
+
+// KitSystemPromptNEQ applies the NEQ predicate on the "kit_system_prompt" field.
+func KitSystemPromptNEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldKitSystemPrompt, v))
+}
+
+// KitSystemPromptIn applies the In predicate on the "kit_system_prompt" field.
+func KitSystemPromptIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldKitSystemPrompt, vs...))
+}
+
+// KitSystemPromptNotIn applies the NotIn predicate on the "kit_system_prompt" field.
+func KitSystemPromptNotIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldKitSystemPrompt, vs...))
+}
+
+// KitSystemPromptGT applies the GT predicate on the "kit_system_prompt" field.
+func KitSystemPromptGT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldKitSystemPrompt, v))
+}
+
+// KitSystemPromptGTE applies the GTE predicate on the "kit_system_prompt" field.
+func KitSystemPromptGTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldKitSystemPrompt, v))
+}
+
+// KitSystemPromptLT applies the LT predicate on the "kit_system_prompt" field.
+func KitSystemPromptLT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldKitSystemPrompt, v))
+}
+
+// KitSystemPromptLTE applies the LTE predicate on the "kit_system_prompt" field.
+func KitSystemPromptLTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldKitSystemPrompt, v))
+}
+
+// KitSystemPromptContains applies the Contains predicate on the "kit_system_prompt" field.
+func KitSystemPromptContains(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContains(FieldKitSystemPrompt, v))
+}
+
+// KitSystemPromptHasPrefix applies the HasPrefix predicate on the "kit_system_prompt" field.
+func KitSystemPromptHasPrefix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasPrefix(FieldKitSystemPrompt, v))
+}
+
+// KitSystemPromptHasSuffix applies the HasSuffix predicate on the "kit_system_prompt" field.
+func KitSystemPromptHasSuffix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasSuffix(FieldKitSystemPrompt, v))
+}
+
+// KitSystemPromptIsNil applies the IsNil predicate on the "kit_system_prompt" field.
+func KitSystemPromptIsNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIsNull(FieldKitSystemPrompt))
+}
+
+// KitSystemPromptNotNil applies the NotNil predicate on the "kit_system_prompt" field.
+func KitSystemPromptNotNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotNull(FieldKitSystemPrompt))
+}
+
+// KitSystemPromptEqualFold applies the EqualFold predicate on the "kit_system_prompt" field.
+func KitSystemPromptEqualFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEqualFold(FieldKitSystemPrompt, v))
+}
+
+// KitSystemPromptContainsFold applies the ContainsFold predicate on the "kit_system_prompt" field.
+func KitSystemPromptContainsFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContainsFold(FieldKitSystemPrompt, v))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

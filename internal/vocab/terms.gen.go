@@ -648,6 +648,23 @@ func ExecutionOriginValues() []ExecutionOrigin {
 	return []ExecutionOrigin{ExecutionOriginOwner, ExecutionOriginMarketplace, ExecutionOriginFederation}
 }
 
+// RunOrigin is a value of the vocabulary run_origin.
+type RunOrigin string
+
+// The values of run_origin, in declared order.
+const (
+	RunOriginLocal     RunOrigin = "local"     // Local
+	RunOriginFederated RunOrigin = "federated" // Federated
+	RunOriginA2A       RunOrigin = "a2a"       // A2A
+	RunOriginMCP       RunOrigin = "mcp"       // MCP
+	RunOriginAssistant RunOrigin = "assistant" // Assistant
+)
+
+// RunOriginValues answers every value of run_origin, in declared order.
+func RunOriginValues() []RunOrigin {
+	return []RunOrigin{RunOriginLocal, RunOriginFederated, RunOriginA2A, RunOriginMCP, RunOriginAssistant}
+}
+
 // IsolationMode is a value of the vocabulary isolation_mode.
 type IsolationMode string
 

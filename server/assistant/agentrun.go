@@ -43,15 +43,35 @@ func (e *Executor) ItemMoved(_ context.Context, tx *db.Tx, it *ent.QueueItem, _ 
 	if agentID == "" {
 		return nil
 	}
-	userID, itemID, input := it.UserID, it.ID, taskText(it)
+	userID, itemID, input, door := it.UserID, it.ID, taskText(it), doorOf(it)
 	tx.AfterCommit(func() {
 		e.runs.wg.Add(1)
 		go func() {
 			defer e.runs.wg.Done()
-			e.runAgent(userID, itemID, agentID, input)
+			e.runAgent(userID, itemID, agentID, input, door)
 		}()
 	})
 	return nil
+}
+
+// doorOf is how the run of an item started, for the store's count of runs
+// by origin: the item of an assistant tag (dispatch_queue, source
+// assistant) is the assistant's, an A2A task's or an MCP tool's item is
+// theirs (source a2a:<label>, mcp:<label>), any other the API's.
+func doorOf(it *ent.QueueItem) auth.Door {
+	src := ""
+	if it.Source != nil {
+		src = *it.Source
+	}
+	switch {
+	case src == source:
+		return auth.DoorAssistant
+	case strings.HasPrefix(src, "a2a:"):
+		return auth.DoorA2A
+	case strings.HasPrefix(src, "mcp:"):
+		return auth.DoorMCP
+	}
+	return auth.DoorAPI
 }
 
 // taskText is what the agent is asked: the item's optimized prompt when the
@@ -70,10 +90,11 @@ func taskText(it *ent.QueueItem) string {
 // execution exists (the agent uninstalled, payment required) and a run of
 // the owner's own agent, which no delivery follows, are reported on the item
 // here.
-func (e *Executor) runAgent(userID, itemID, agentID, input string) {
+func (e *Executor) runAgent(userID, itemID, agentID, input string, door auth.Door) {
 	ctx, cancel := context.WithTimeout(e.runs.ctx, agentRunLimit)
 	defer cancel()
 	ctx = auth.WithPrincipal(review.ForItem(ctx, itemID), &auth.Principal{UserID: userID, Via: auth.ViaSession, Name: source})
+	ctx = auth.WithDoor(ctx, door)
 	res, err := e.Executions.ExecuteStoreAgent(ctx, &switchboardv1.ExecuteStoreAgentRequest{Id: agentID, Input: input})
 	if err != nil {
 		e.report(ctx, itemID, queue.Blocked, fmt.Sprintf("The store agent could not run: %s", apperr.From(err).Message))

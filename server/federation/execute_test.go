@@ -170,7 +170,7 @@ func TestHubDispatchesToSpoke(t *testing.T) {
 	if err != nil {
 		t.Fatalf("spoke execution: %v", err)
 	}
-	if spokeEx.TaskOrigin != execution.TaskOriginFederation || spokeEx.IsolationMode != execution.IsolationModeOutputOnly ||
+	if spokeEx.TaskOrigin != execution.TaskOriginFederation || spokeEx.RunOrigin != execution.RunOriginFederated || spokeEx.IsolationMode != execution.IsolationModeOutputOnly ||
 		spokeEx.PaymentHoldStatus != execution.PaymentHoldStatusNone || spokeEx.CallbackTokenSealed != nil || spokeEx.Status != execution.StatusCompleted {
 		t.Fatalf("spoke execution: %+v", spokeEx)
 	}

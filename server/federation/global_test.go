@@ -137,7 +137,7 @@ func TestSpokeUsesGlobalStore(t *testing.T) {
 	})
 	ex := hubRow(t, x.hub, id)
 	account := x.hub.DB.User.GetX(ctx, ex.UserID)
-	if ex.TaskOrigin != execution.TaskOriginFederation || ex.SourceInstanceID == nil || *ex.SourceInstanceID != inst.ID ||
+	if ex.TaskOrigin != execution.TaskOriginFederation || ex.RunOrigin != execution.RunOriginFederated || ex.SourceInstanceID == nil || *ex.SourceInstanceID != inst.ID ||
 		ex.RequesterUserID == nil || *ex.RequesterUserID != reader.ID || ex.RequesterName == nil || *ex.RequesterName != "Reader" ||
 		!strings.HasSuffix(account.Email, ".federation.invalid") || ex.Status != execution.StatusCompleted {
 		t.Fatalf("hub execution: %+v (account %s)", ex, account.Email)

@@ -371,7 +371,7 @@ func (g *Gate) Connect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ok := g.table.ByName(r.URL.Path)
 		if !ok {
-			next.ServeHTTP(w, r) // Connect answers unknown procedures itself
+			httpapi.UnknownProcedure(w, r)
 			return
 		}
 		ctx, err := g.Admit(w, r, p)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // publicAnswers are the procedures whose answer anyone may cache and read
@@ -54,4 +55,22 @@ func withSessionCookie(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	return auth.WithSessionSink(ctx, func(token string, maxAge int) {
 		w.Header().Add("Set-Cookie", auth.Cookie(token, maxAge, r.TLS != nil).String())
 	})
+}
+
+// RESTAnswers is the marshaler the gateway writes REST answers with: the
+// REST rendering, each answer ending in a newline as the error bodies do, so
+// that a terminal (the README's walkthrough) shows the next prompt on a line
+// of its own. The renderings themselves (and their golden files) are
+// render.RESTMarshaler's.
+type RESTAnswers struct{ render.RESTMarshaler }
+
+var _ runtime.Marshaler = RESTAnswers{}
+
+// Marshal implements runtime.Marshaler.
+func (m RESTAnswers) Marshal(v any) ([]byte, error) {
+	b, err := m.RESTMarshaler.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }

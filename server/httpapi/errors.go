@@ -77,7 +77,10 @@ var connectErrors = connect.NewErrorWriter()
 // WriteError writes err in the shape the request's transport expects: Connect's
 // error form (for the Connect, gRPC and gRPC-Web protocols) or the REST body.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
-	if !contract.IsREST(r.URL.Path) && connectErrors.IsSupported(r) {
+	// A procedure's path answers Connect's form whatever the request's
+	// content type (RULINGS "Onboarding, sprite, admin views", Connect): a
+	// request in no known protocol gets Connect's JSON.
+	if !contract.IsREST(r.URL.Path) && (IsConnectPath(r.URL.Path) || connectErrors.IsSupported(r)) {
 		_ = connectErrors.Write(w, r, apperr.ToConnect(apperr.Report(r.Context(), err)))
 		return
 	}

@@ -51,8 +51,7 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) 
 	withCaller(p, auth.ClientFrom(r.Context()), s.bare).ServeHTTP(rec, inner)
 
 	if result, ok := bareResult(rec.status, rec.body.Bytes()); ok {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(result)
+		writeLine(w, result)
 		return nil
 	}
 	var answer struct {
@@ -72,9 +71,18 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) 
 	if answer.Error != nil {
 		return bareError(answer.Error)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(answer.Result)
+	writeLine(w, answer.Result)
 	return nil
+}
+
+// writeLine writes a bare answer: JSON ending in a newline, as the API's
+// other answers do.
+func writeLine(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	if !bytes.HasSuffix(body, []byte("\n")) {
+		body = append(body[:len(body):len(body)], '\n')
+	}
+	_, _ = w.Write(body)
 }
 
 // resultEnvelope is how the SDK's JSON-RPC encoder begins the answer to the

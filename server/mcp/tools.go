@@ -96,7 +96,10 @@ func (t *tool) handler(s *Server) sdk.ToolHandler {
 		if err != nil {
 			return failed(err), nil
 		}
-		out, err := t.run(auth.WithClient(auth.WithPrincipal(ctx, p), clientOf(req.Extra)), p, args)
+		// The door marks what the tool does as the MCP door's (a store run
+		// started by a marketplace_{slug} tool counts as mcp).
+		call := auth.WithDoor(auth.WithClient(auth.WithPrincipal(ctx, p), clientOf(req.Extra)), auth.DoorMCP)
+		out, err := t.run(call, p, args)
 		if err != nil {
 			return failed(refusal(ctx, err)), nil
 		}

@@ -239,6 +239,9 @@ func (s *Service) GetStoreAgent(ctx context.Context, req *switchboardv1.GetStore
 	if err != nil {
 		return nil, err
 	}
+	// An instance agent's kit is its admins' (RULINGS "Onboarding, sprite,
+	// admin views", My agents): the detail carries it for them alone.
+	v.admin = p.Role == string(vocab.UserRoleAdmin)
 	stats, err := statsOf(ctx, s.DB.Client, row.ID)
 	if err != nil {
 		return nil, err

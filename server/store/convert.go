@@ -19,6 +19,8 @@ import (
 type viewer struct {
 	userID                          string
 	installed, subscribed, unlocked bool
+	// admin: one of the instance's admins, who read an instance agent's kit.
+	admin bool
 }
 
 // toAgent renders a listing for v. The credential is never rendered; only
@@ -68,6 +70,10 @@ func toAgent(a *ent.StoreAgent, v viewer) *switchboardv1.StoreAgent {
 		UpdatedAt:           ts(a.UpdatedAt),
 		HubStatus:           a.HubStatus,
 		MarketplaceId:       a.MarketplaceID,
+		InstanceOwned:       a.InstanceOwned,
+	}
+	if v.admin && a.InstanceOwned {
+		out.Kit = toKit(a)
 	}
 	if v.userID == a.UserID {
 		out.EndpointUrl = a.EndpointURL

@@ -122,6 +122,12 @@ func (s *Service) Check(ctx context.Context, in *switchboardv1.StoreAgentInput) 
 	if err != nil {
 		return nil, err
 	}
+	return s.checked(ctx, p)
+}
+
+// checked finishes Check's work on a parsed input: the slug from the name
+// when none was given, the address rule, the secrets, the merge.
+func (s *Service) checked(ctx context.Context, p *patch) (*Checked, error) {
 	if p.slug == nil {
 		slug := slugFrom(*p.name)
 		if err := checkSlug(slug); err != nil {
@@ -169,6 +175,18 @@ func (s *Service) CreateListing(ctx context.Context, userID string, in *switchbo
 // status inside the transaction (auto-promotion reads the owner's listings
 // there).
 func (s *Service) CreateChecked(ctx context.Context, userID string, c *Checked, status func(tx *db.Tx) (string, error), after func(tx *db.Tx, row *ent.StoreAgent) error) (*ent.StoreAgent, error) {
+	return s.createChecked(ctx, userID, c, status, nil, after)
+}
+
+// beyond is what a save writes besides the owner-written listing (an
+// instance agent's ownership and kit): the names of the parts it changes
+// in row (nil on a create), and their write into the save's mutation.
+type beyond struct {
+	changed func(row *ent.StoreAgent) []string
+	write   func(m *ent.StoreAgentMutation)
+}
+
+func (s *Service) createChecked(ctx context.Context, userID string, c *Checked, status func(tx *db.Tx) (string, error), x *beyond, after func(tx *db.Tx, row *ent.StoreAgent) error) (*ent.StoreAgent, error) {
 	next, _, err := merge(newListing(), c.in, c.sec)
 	if err != nil {
 		return nil, err
@@ -184,6 +202,9 @@ func (s *Service) CreateChecked(ctx context.Context, userID string, c *Checked, 
 			SetStatus(storeagent.Status(st)).SetChangelog([]schema.ChangelogEntry{})
 		if err := write(create.Mutation(), next, false); err != nil {
 			return err
+		}
+		if x != nil {
+			x.write(create.Mutation())
 		}
 		row, err = create.Save(ctx)
 		if err := saveError(err, next.slug); err != nil {
@@ -247,6 +268,12 @@ func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *swi
 	if err != nil {
 		return nil, nil, err
 	}
+	return s.updateListing(ctx, userID, id, in, statusAfter, nil)
+}
+
+// updateListing is UpdateListing of a parsed input, with what x changes
+// beside the listing in the same change (its names in the changelog entry).
+func (s *Service) updateListing(ctx context.Context, userID, id string, in *patch, statusAfter func(row *ent.StoreAgent, breaking bool) string, x *beyond) (*ent.StoreAgent, *schema.ChangelogEntry, error) {
 	if err := s.checkURLs(ctx, in); err != nil {
 		return nil, nil, err
 	}
@@ -277,6 +304,9 @@ func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *swi
 			}
 			changed = append(changed, "version")
 		}
+		if x != nil {
+			changed = append(changed, x.changed(row)...)
+		}
 		if len(changed) == 0 {
 			return nil
 		}
@@ -297,6 +327,9 @@ func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *swi
 			SetChangelog(changelog).SetStatus(storeagent.Status(statusAfter(row, breaking)))
 		if err := write(update.Mutation(), next, true); err != nil {
 			return err
+		}
+		if x != nil {
+			x.write(update.Mutation())
 		}
 		row, err = update.Save(ctx)
 		if err := saveError(err, next.slug); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -60,6 +61,10 @@ func TestApprovedItemRunsItsAgent(t *testing.T) {
 	ex, err := srv.DB.Execution.Get(ctx, *it.ExecutionID)
 	if err != nil || ex.UserID != it.UserID || !strings.Contains(ex.Input, "Scan the market") {
 		t.Fatalf("the execution: %+v %v", ex, err)
+	}
+	// A run the assistant's tag started counts as the assistant's.
+	if ex.RunOrigin != execution.RunOriginAssistant {
+		t.Errorf("the run's origin is %s, want assistant", ex.RunOrigin)
 	}
 	if n, _ := srv.DB.QueueItem.Query().Where(queueitem.UserID(it.UserID)).Count(ctx); n != 1 {
 		t.Fatalf("ann's queue holds %d items: the run opened another", n)

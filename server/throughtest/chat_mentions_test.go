@@ -398,12 +398,12 @@ func TestMentionsTeamsAndChannels(t *testing.T) {
 			wantNames(t, both(t, f, f.annKey, typ, q))
 		}
 		// The REST form is a bare empty array; the Connect JSON form wraps it.
-		if res := f.s.WithKey(f.annKey).Do(http.MethodGet, "/api/chat/mentions?type="+typ, nil); string(res.Body) != "[]" {
+		if res := f.s.WithKey(f.annKey).Do(http.MethodGet, "/api/chat/mentions?type="+typ, nil); string(res.Body) != "[]\n" {
 			t.Fatalf("REST %s: %d %s", typ, res.Status, res.Body)
 		}
 		res := f.s.WithKey(f.annKey).Do(http.MethodPost, "/switchboard.v1.SharedChatService/ListMentions",
 			`{"type":"`+typ+`"}`, "Connect-Protocol-Version", "1")
-		if res.Status != http.StatusOK || string(res.Body) != `{"results":[]}` {
+		if res.Status != http.StatusOK || string(res.Body) != "{\"results\":[]}\n" {
 			t.Fatalf("Connect %s: %d %s", typ, res.Status, res.Body)
 		}
 	}

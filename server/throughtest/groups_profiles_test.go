@@ -275,7 +275,7 @@ func TestProfileSettings(t *testing.T) {
 	}
 	res = ann.Session.Do(http.MethodPatch, "/api/v2/settings", map[string]any{"profileVisibility": "network", "bio": "Hello"})
 	servertest.WantStatus(t, res, http.StatusOK)
-	if string(res.Body) != `{"profileVisibility":"network","bio":"Hello"}` {
+	if string(res.Body) != "{\"profileVisibility\":\"network\",\"bio\":\"Hello\"}\n" {
 		t.Fatalf("PATCH answered %s", res.Body)
 	}
 	// The feed names the visibility, never the bio's words.

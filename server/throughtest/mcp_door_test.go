@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -201,6 +202,10 @@ func TestStoreAgentToolFollowsInstalls(t *testing.T) {
 	ran := callTool(t, cs, "marketplace_"+slug, map[string]any{"input": "the battery market"})
 	if ran.IsError || !strings.Contains(text(ran), "Result for the battery market") {
 		t.Fatalf("marketplace_%s: isError=%v %s", slug, ran.IsError, text(ran))
+	}
+	// The run counts as the MCP door's in the admin's agent activity.
+	if ex, err := srv.DB.Execution.Query().Where(execution.AgentID(id)).Only(context.Background()); err != nil || ex.RunOrigin != execution.RunOriginMcp {
+		t.Fatalf("the tool's execution: %+v %v", ex, err)
 	}
 	servertest.WantStatus(t, ann.Session.Do("DELETE", "/api/marketplace/"+id+"/install", nil), http.StatusOK)
 	waitChanged(t, changed)

@@ -192,7 +192,7 @@ func TestConfirm(t *testing.T) {
 	r := e.create(t, map[string]any{"title": "Reject me"})
 	rid := r["id"].(string)
 	res = e.api.Do(http.MethodPost, "/api/v2/queue/"+rid+"/confirm", map[string]any{"action": "reject"})
-	if res.Status != 200 || string(res.Body) != `{"message":"\"Reject me\" rejected and removed"}` {
+	if res.Status != 200 || string(res.Body) != `{"message":"\"Reject me\" rejected and removed"}`+"\n" {
 		t.Fatalf("reject: %d %s", res.Status, res.Body)
 	}
 	if got := e.api.Do(http.MethodGet, "/api/v2/queue/"+rid, nil); got.Status != 404 {

@@ -47,7 +47,7 @@ func TestServiceKeysOverREST(t *testing.T) {
 		`{"service":"webhook_push","url":"`+hookB+`","secret":"`+secretB+`"}]}`)
 	want := `{"serviceKeys":[{"service":"webhook_push","url":"` + hookA + `","secretSet":true},` +
 		`{"service":"webhook_push","url":"` + hookB + `","secretSet":true}]}`
-	if res.Status != 200 || string(res.Body) != want {
+	if res.Status != 200 || string(res.Body) != want+"\n" {
 		t.Fatalf("PATCH: %d %s\nwant %s", res.Status, res.Body, want)
 	}
 	get := api.Do(http.MethodGet, "/api/v2/settings", nil)
@@ -75,7 +75,7 @@ func TestServiceKeysOverREST(t *testing.T) {
 
 	// clearFields empties the list and answers what it cleared.
 	res = api.Do(http.MethodPatch, "/api/v2/settings", `{"clearFields":["serviceKeys"],"mode":"cockpit"}`)
-	if res.Status != 200 || string(res.Body) != `{"mode":"cockpit","clearFields":["serviceKeys"]}` {
+	if res.Status != 200 || string(res.Body) != `{"mode":"cockpit","clearFields":["serviceKeys"]}`+"\n" {
 		t.Fatalf("clear: %d %s", res.Status, res.Body)
 	}
 	if got := storedKeys(t, s, ann.ID); len(got) != 0 {
@@ -264,7 +264,7 @@ func TestUpdateSettingsConnectJSONOmitsEmptyLists(t *testing.T) {
 	s := servertest.New(t)
 	key := s.SignUp("ann").NewKey("agent")
 	res := s.WithKey(key).Do(http.MethodPost, "/switchboard.v1.SettingsService/UpdateSettings", `{"mode":"x"}`)
-	if res.Status != 200 || string(res.Body) != `{"mode":"cockpit"}` {
+	if res.Status != 200 || string(res.Body) != `{"mode":"cockpit"}`+"\n" {
 		t.Fatalf("%d %s", res.Status, res.Body)
 	}
 }

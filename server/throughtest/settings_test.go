@@ -72,7 +72,7 @@ func TestPatchSettingsTable(t *testing.T) {
 				return
 			}
 			servertest.WantStatus(t, res, tc.status)
-			if string(res.Body) != tc.want {
+			if string(res.Body) != tc.want+"\n" { // each answer ends in a newline
 				t.Fatalf("body = %s, want %s", res.Body, tc.want)
 			}
 		})
@@ -108,7 +108,7 @@ func TestPutSettingsWithSession(t *testing.T) {
 	s := servertest.New(t)
 	ann := s.SignUp("ann")
 	res := ann.Session.Do(http.MethodPut, "/api/settings", `{"queueAutoApprove":true}`)
-	if res.Status != 200 || string(res.Body) != `{"queueAutoApprove":true}` {
+	if res.Status != 200 || string(res.Body) != "{\"queueAutoApprove\":true}\n" {
 		t.Fatalf("PUT /api/settings: %d %s", res.Status, res.Body)
 	}
 	// RULINGS "Accounts, keys, sessions": a session change needs a same-origin Origin.

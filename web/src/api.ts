@@ -29,6 +29,7 @@ import { ProfileService } from "./gen/switchboard/v1/profiles_pb";
 import { ProjectService } from "./gen/switchboard/v1/projects_pb";
 import { QueueService } from "./gen/switchboard/v1/queue_pb";
 import { SettingsService } from "./gen/switchboard/v1/settings_pb";
+import { StoreAdminService } from "./gen/switchboard/v1/store_admin_pb";
 import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
 import { StoreService } from "./gen/switchboard/v1/store_pb";
 import { TeamService } from "./gen/switchboard/v1/teams_pb";
@@ -79,6 +80,7 @@ export const api = {
   settings: createClient(SettingsService, transport),
   store: createClient(StoreService, transport),
   storeExecution: createClient(StoreExecutionService, transport),
+  storeAdmin: createClient(StoreAdminService, transport),
   teams: createClient(TeamService, transport),
 };
 

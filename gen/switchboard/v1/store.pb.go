@@ -105,7 +105,12 @@ type StoreAgent struct {
 	// In a store browse (GET /api/marketplace), where the listing lives:
 	// local (this instance's store) or global (the hub's store, executed
 	// through this instance with the id shown); absent elsewhere.
-	Origin        *string `protobuf:"bytes,48,opt,name=origin,proto3,oneof" json:"origin,omitempty"`
+	Origin *string `protobuf:"bytes,48,opt,name=origin,proto3,oneof" json:"origin,omitempty"`
+	// The instance owns it: the admin made it (POST /api/admin/my-agents).
+	InstanceOwned bool `protobuf:"varint,49,opt,name=instance_owned,json=instanceOwned,proto3" json:"instance_owned,omitempty"`
+	// An instance agent's kit, answered to the instance's admins only (in
+	// GET /api/marketplace/{id} and the admin's own saves); absent elsewhere.
+	Kit           *StoreAgentKit `protobuf:"bytes,50,opt,name=kit,proto3,oneof" json:"kit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -476,6 +481,91 @@ func (x *StoreAgent) GetOrigin() string {
 	return ""
 }
 
+func (x *StoreAgent) GetInstanceOwned() bool {
+	if x != nil {
+		return x.InstanceOwned
+	}
+	return false
+}
+
+func (x *StoreAgent) GetKit() *StoreAgentKit {
+	if x != nil {
+		return x.Kit
+	}
+	return nil
+}
+
+// StoreAgentKit is what an instance agent brings besides its listing: the
+// system prompt it runs with, the tools it may use, prompts that show what it
+// does, and how to prepare its context. Given on a save, it is the whole kit.
+type StoreAgentKit struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	SystemPrompt        *string                `protobuf:"bytes,1,opt,name=system_prompt,json=systemPrompt,proto3,oneof" json:"system_prompt,omitempty"`
+	Tools               []string               `protobuf:"bytes,2,rep,name=tools,proto3" json:"tools,omitempty"`
+	SamplePrompts       []string               `protobuf:"bytes,3,rep,name=sample_prompts,json=samplePrompts,proto3" json:"sample_prompts,omitempty"`
+	ContextInstructions *string                `protobuf:"bytes,4,opt,name=context_instructions,json=contextInstructions,proto3,oneof" json:"context_instructions,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *StoreAgentKit) Reset() {
+	*x = StoreAgentKit{}
+	mi := &file_switchboard_v1_store_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StoreAgentKit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StoreAgentKit) ProtoMessage() {}
+
+func (x *StoreAgentKit) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_store_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StoreAgentKit.ProtoReflect.Descriptor instead.
+func (*StoreAgentKit) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *StoreAgentKit) GetSystemPrompt() string {
+	if x != nil && x.SystemPrompt != nil {
+		return *x.SystemPrompt
+	}
+	return ""
+}
+
+func (x *StoreAgentKit) GetTools() []string {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *StoreAgentKit) GetSamplePrompts() []string {
+	if x != nil {
+		return x.SamplePrompts
+	}
+	return nil
+}
+
+func (x *StoreAgentKit) GetContextInstructions() string {
+	if x != nil && x.ContextInstructions != nil {
+		return *x.ContextInstructions
+	}
+	return ""
+}
+
 // AgentCommand is one command an agent documents.
 type AgentCommand struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -488,7 +578,7 @@ type AgentCommand struct {
 
 func (x *AgentCommand) Reset() {
 	*x = AgentCommand{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[1]
+	mi := &file_switchboard_v1_store_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -500,7 +590,7 @@ func (x *AgentCommand) String() string {
 func (*AgentCommand) ProtoMessage() {}
 
 func (x *AgentCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[1]
+	mi := &file_switchboard_v1_store_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -513,7 +603,7 @@ func (x *AgentCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentCommand.ProtoReflect.Descriptor instead.
 func (*AgentCommand) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{1}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *AgentCommand) GetName() string {
@@ -551,7 +641,7 @@ type PricingConfig struct {
 
 func (x *PricingConfig) Reset() {
 	*x = PricingConfig{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[2]
+	mi := &file_switchboard_v1_store_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -563,7 +653,7 @@ func (x *PricingConfig) String() string {
 func (*PricingConfig) ProtoMessage() {}
 
 func (x *PricingConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[2]
+	mi := &file_switchboard_v1_store_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -576,7 +666,7 @@ func (x *PricingConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PricingConfig.ProtoReflect.Descriptor instead.
 func (*PricingConfig) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{2}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *PricingConfig) GetModel() string {
@@ -613,7 +703,7 @@ type PricingTier struct {
 
 func (x *PricingTier) Reset() {
 	*x = PricingTier{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[3]
+	mi := &file_switchboard_v1_store_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -625,7 +715,7 @@ func (x *PricingTier) String() string {
 func (*PricingTier) ProtoMessage() {}
 
 func (x *PricingTier) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[3]
+	mi := &file_switchboard_v1_store_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -638,7 +728,7 @@ func (x *PricingTier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PricingTier.ProtoReflect.Descriptor instead.
 func (*PricingTier) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{3}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PricingTier) GetName() string {
@@ -682,7 +772,7 @@ type DynamicPricing struct {
 
 func (x *DynamicPricing) Reset() {
 	*x = DynamicPricing{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[4]
+	mi := &file_switchboard_v1_store_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -694,7 +784,7 @@ func (x *DynamicPricing) String() string {
 func (*DynamicPricing) ProtoMessage() {}
 
 func (x *DynamicPricing) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[4]
+	mi := &file_switchboard_v1_store_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -707,7 +797,7 @@ func (x *DynamicPricing) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DynamicPricing.ProtoReflect.Descriptor instead.
 func (*DynamicPricing) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{4}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DynamicPricing) GetEstimateRange() []float64 {
@@ -809,7 +899,7 @@ type StoreAgentInput struct {
 
 func (x *StoreAgentInput) Reset() {
 	*x = StoreAgentInput{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[5]
+	mi := &file_switchboard_v1_store_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -821,7 +911,7 @@ func (x *StoreAgentInput) String() string {
 func (*StoreAgentInput) ProtoMessage() {}
 
 func (x *StoreAgentInput) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[5]
+	mi := &file_switchboard_v1_store_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -834,7 +924,7 @@ func (x *StoreAgentInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreAgentInput.ProtoReflect.Descriptor instead.
 func (*StoreAgentInput) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{5}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *StoreAgentInput) GetName() string {
@@ -1098,7 +1188,7 @@ type StoreAgentStats struct {
 
 func (x *StoreAgentStats) Reset() {
 	*x = StoreAgentStats{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[6]
+	mi := &file_switchboard_v1_store_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1110,7 +1200,7 @@ func (x *StoreAgentStats) String() string {
 func (*StoreAgentStats) ProtoMessage() {}
 
 func (x *StoreAgentStats) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[6]
+	mi := &file_switchboard_v1_store_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1123,7 +1213,7 @@ func (x *StoreAgentStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreAgentStats.ProtoReflect.Descriptor instead.
 func (*StoreAgentStats) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{6}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StoreAgentStats) GetExecutionCount() int32 {
@@ -1187,7 +1277,7 @@ type ChangelogEntry struct {
 
 func (x *ChangelogEntry) Reset() {
 	*x = ChangelogEntry{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[7]
+	mi := &file_switchboard_v1_store_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1289,7 @@ func (x *ChangelogEntry) String() string {
 func (*ChangelogEntry) ProtoMessage() {}
 
 func (x *ChangelogEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[7]
+	mi := &file_switchboard_v1_store_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1302,7 @@ func (x *ChangelogEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangelogEntry.ProtoReflect.Descriptor instead.
 func (*ChangelogEntry) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{7}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ChangelogEntry) GetVersion() string {
@@ -1289,7 +1379,7 @@ type StoreExecution struct {
 
 func (x *StoreExecution) Reset() {
 	*x = StoreExecution{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[8]
+	mi := &file_switchboard_v1_store_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1301,7 +1391,7 @@ func (x *StoreExecution) String() string {
 func (*StoreExecution) ProtoMessage() {}
 
 func (x *StoreExecution) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[8]
+	mi := &file_switchboard_v1_store_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1314,7 +1404,7 @@ func (x *StoreExecution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreExecution.ProtoReflect.Descriptor instead.
 func (*StoreExecution) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{8}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StoreExecution) GetExecutionId() string {
@@ -1499,7 +1589,7 @@ type StoreRevenue struct {
 
 func (x *StoreRevenue) Reset() {
 	*x = StoreRevenue{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[9]
+	mi := &file_switchboard_v1_store_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1511,7 +1601,7 @@ func (x *StoreRevenue) String() string {
 func (*StoreRevenue) ProtoMessage() {}
 
 func (x *StoreRevenue) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[9]
+	mi := &file_switchboard_v1_store_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1524,7 +1614,7 @@ func (x *StoreRevenue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreRevenue.ProtoReflect.Descriptor instead.
 func (*StoreRevenue) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{9}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StoreRevenue) GetGross() float64 {
@@ -1579,7 +1669,7 @@ type MemoryEntry struct {
 
 func (x *MemoryEntry) Reset() {
 	*x = MemoryEntry{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[10]
+	mi := &file_switchboard_v1_store_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1591,7 +1681,7 @@ func (x *MemoryEntry) String() string {
 func (*MemoryEntry) ProtoMessage() {}
 
 func (x *MemoryEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[10]
+	mi := &file_switchboard_v1_store_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1604,7 +1694,7 @@ func (x *MemoryEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryEntry.ProtoReflect.Descriptor instead.
 func (*MemoryEntry) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{10}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *MemoryEntry) GetId() string {
@@ -1668,7 +1758,7 @@ type ListStoreAgentsRequest struct {
 
 func (x *ListStoreAgentsRequest) Reset() {
 	*x = ListStoreAgentsRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[11]
+	mi := &file_switchboard_v1_store_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1680,7 +1770,7 @@ func (x *ListStoreAgentsRequest) String() string {
 func (*ListStoreAgentsRequest) ProtoMessage() {}
 
 func (x *ListStoreAgentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[11]
+	mi := &file_switchboard_v1_store_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1693,7 +1783,7 @@ func (x *ListStoreAgentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoreAgentsRequest.ProtoReflect.Descriptor instead.
 func (*ListStoreAgentsRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{11}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListStoreAgentsRequest) GetCategory() string {
@@ -1766,7 +1856,7 @@ type ListStoreAgentsResponse struct {
 
 func (x *ListStoreAgentsResponse) Reset() {
 	*x = ListStoreAgentsResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[12]
+	mi := &file_switchboard_v1_store_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1778,7 +1868,7 @@ func (x *ListStoreAgentsResponse) String() string {
 func (*ListStoreAgentsResponse) ProtoMessage() {}
 
 func (x *ListStoreAgentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[12]
+	mi := &file_switchboard_v1_store_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1791,7 +1881,7 @@ func (x *ListStoreAgentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoreAgentsResponse.ProtoReflect.Descriptor instead.
 func (*ListStoreAgentsResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{12}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListStoreAgentsResponse) GetAgents() []*StoreAgent {
@@ -1831,7 +1921,7 @@ type CreateStoreAgentRequest struct {
 
 func (x *CreateStoreAgentRequest) Reset() {
 	*x = CreateStoreAgentRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[13]
+	mi := &file_switchboard_v1_store_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1843,7 +1933,7 @@ func (x *CreateStoreAgentRequest) String() string {
 func (*CreateStoreAgentRequest) ProtoMessage() {}
 
 func (x *CreateStoreAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[13]
+	mi := &file_switchboard_v1_store_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1856,7 +1946,7 @@ func (x *CreateStoreAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateStoreAgentRequest.ProtoReflect.Descriptor instead.
 func (*CreateStoreAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{13}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateStoreAgentRequest) GetAgent() *StoreAgentInput {
@@ -1875,7 +1965,7 @@ type CreateStoreAgentResponse struct {
 
 func (x *CreateStoreAgentResponse) Reset() {
 	*x = CreateStoreAgentResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[14]
+	mi := &file_switchboard_v1_store_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1887,7 +1977,7 @@ func (x *CreateStoreAgentResponse) String() string {
 func (*CreateStoreAgentResponse) ProtoMessage() {}
 
 func (x *CreateStoreAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[14]
+	mi := &file_switchboard_v1_store_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1900,7 +1990,7 @@ func (x *CreateStoreAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateStoreAgentResponse.ProtoReflect.Descriptor instead.
 func (*CreateStoreAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{14}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateStoreAgentResponse) GetAgent() *StoreAgent {
@@ -1919,7 +2009,7 @@ type GetStoreAgentRequest struct {
 
 func (x *GetStoreAgentRequest) Reset() {
 	*x = GetStoreAgentRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[15]
+	mi := &file_switchboard_v1_store_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1931,7 +2021,7 @@ func (x *GetStoreAgentRequest) String() string {
 func (*GetStoreAgentRequest) ProtoMessage() {}
 
 func (x *GetStoreAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[15]
+	mi := &file_switchboard_v1_store_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1944,7 +2034,7 @@ func (x *GetStoreAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreAgentRequest.ProtoReflect.Descriptor instead.
 func (*GetStoreAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{15}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetStoreAgentRequest) GetId() string {
@@ -1968,7 +2058,7 @@ type GetStoreAgentResponse struct {
 
 func (x *GetStoreAgentResponse) Reset() {
 	*x = GetStoreAgentResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[16]
+	mi := &file_switchboard_v1_store_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1980,7 +2070,7 @@ func (x *GetStoreAgentResponse) String() string {
 func (*GetStoreAgentResponse) ProtoMessage() {}
 
 func (x *GetStoreAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[16]
+	mi := &file_switchboard_v1_store_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1993,7 +2083,7 @@ func (x *GetStoreAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreAgentResponse.ProtoReflect.Descriptor instead.
 func (*GetStoreAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{16}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetStoreAgentResponse) GetAgent() *StoreAgent {
@@ -2034,7 +2124,7 @@ type UpdateStoreAgentRequest struct {
 
 func (x *UpdateStoreAgentRequest) Reset() {
 	*x = UpdateStoreAgentRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[17]
+	mi := &file_switchboard_v1_store_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2046,7 +2136,7 @@ func (x *UpdateStoreAgentRequest) String() string {
 func (*UpdateStoreAgentRequest) ProtoMessage() {}
 
 func (x *UpdateStoreAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[17]
+	mi := &file_switchboard_v1_store_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2059,7 +2149,7 @@ func (x *UpdateStoreAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateStoreAgentRequest.ProtoReflect.Descriptor instead.
 func (*UpdateStoreAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{17}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UpdateStoreAgentRequest) GetId() string {
@@ -2087,7 +2177,7 @@ type UpdateStoreAgentResponse struct {
 
 func (x *UpdateStoreAgentResponse) Reset() {
 	*x = UpdateStoreAgentResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[18]
+	mi := &file_switchboard_v1_store_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2099,7 +2189,7 @@ func (x *UpdateStoreAgentResponse) String() string {
 func (*UpdateStoreAgentResponse) ProtoMessage() {}
 
 func (x *UpdateStoreAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[18]
+	mi := &file_switchboard_v1_store_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2112,7 +2202,7 @@ func (x *UpdateStoreAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateStoreAgentResponse.ProtoReflect.Descriptor instead.
 func (*UpdateStoreAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{18}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UpdateStoreAgentResponse) GetAgent() *StoreAgent {
@@ -2138,7 +2228,7 @@ type DeleteStoreAgentRequest struct {
 
 func (x *DeleteStoreAgentRequest) Reset() {
 	*x = DeleteStoreAgentRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[19]
+	mi := &file_switchboard_v1_store_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2150,7 +2240,7 @@ func (x *DeleteStoreAgentRequest) String() string {
 func (*DeleteStoreAgentRequest) ProtoMessage() {}
 
 func (x *DeleteStoreAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[19]
+	mi := &file_switchboard_v1_store_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2163,7 +2253,7 @@ func (x *DeleteStoreAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteStoreAgentRequest.ProtoReflect.Descriptor instead.
 func (*DeleteStoreAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{19}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DeleteStoreAgentRequest) GetId() string {
@@ -2183,7 +2273,7 @@ type DeleteStoreAgentResponse struct {
 
 func (x *DeleteStoreAgentResponse) Reset() {
 	*x = DeleteStoreAgentResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[20]
+	mi := &file_switchboard_v1_store_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2195,7 +2285,7 @@ func (x *DeleteStoreAgentResponse) String() string {
 func (*DeleteStoreAgentResponse) ProtoMessage() {}
 
 func (x *DeleteStoreAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[20]
+	mi := &file_switchboard_v1_store_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2208,7 +2298,7 @@ func (x *DeleteStoreAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteStoreAgentResponse.ProtoReflect.Descriptor instead.
 func (*DeleteStoreAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{20}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DeleteStoreAgentResponse) GetAgent() *StoreAgent {
@@ -2227,7 +2317,7 @@ type SubscribeStoreAgentRequest struct {
 
 func (x *SubscribeStoreAgentRequest) Reset() {
 	*x = SubscribeStoreAgentRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[21]
+	mi := &file_switchboard_v1_store_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2239,7 +2329,7 @@ func (x *SubscribeStoreAgentRequest) String() string {
 func (*SubscribeStoreAgentRequest) ProtoMessage() {}
 
 func (x *SubscribeStoreAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[21]
+	mi := &file_switchboard_v1_store_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2252,7 +2342,7 @@ func (x *SubscribeStoreAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeStoreAgentRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeStoreAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{21}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SubscribeStoreAgentRequest) GetId() string {
@@ -2271,7 +2361,7 @@ type SubscribeStoreAgentResponse struct {
 
 func (x *SubscribeStoreAgentResponse) Reset() {
 	*x = SubscribeStoreAgentResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[22]
+	mi := &file_switchboard_v1_store_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2283,7 +2373,7 @@ func (x *SubscribeStoreAgentResponse) String() string {
 func (*SubscribeStoreAgentResponse) ProtoMessage() {}
 
 func (x *SubscribeStoreAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[22]
+	mi := &file_switchboard_v1_store_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2296,7 +2386,7 @@ func (x *SubscribeStoreAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeStoreAgentResponse.ProtoReflect.Descriptor instead.
 func (*SubscribeStoreAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{22}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SubscribeStoreAgentResponse) GetAgent() *StoreAgent {
@@ -2315,7 +2405,7 @@ type UnsubscribeStoreAgentRequest struct {
 
 func (x *UnsubscribeStoreAgentRequest) Reset() {
 	*x = UnsubscribeStoreAgentRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[23]
+	mi := &file_switchboard_v1_store_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2327,7 +2417,7 @@ func (x *UnsubscribeStoreAgentRequest) String() string {
 func (*UnsubscribeStoreAgentRequest) ProtoMessage() {}
 
 func (x *UnsubscribeStoreAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[23]
+	mi := &file_switchboard_v1_store_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2340,7 +2430,7 @@ func (x *UnsubscribeStoreAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnsubscribeStoreAgentRequest.ProtoReflect.Descriptor instead.
 func (*UnsubscribeStoreAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{23}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *UnsubscribeStoreAgentRequest) GetId() string {
@@ -2359,7 +2449,7 @@ type UnsubscribeStoreAgentResponse struct {
 
 func (x *UnsubscribeStoreAgentResponse) Reset() {
 	*x = UnsubscribeStoreAgentResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[24]
+	mi := &file_switchboard_v1_store_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2371,7 +2461,7 @@ func (x *UnsubscribeStoreAgentResponse) String() string {
 func (*UnsubscribeStoreAgentResponse) ProtoMessage() {}
 
 func (x *UnsubscribeStoreAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[24]
+	mi := &file_switchboard_v1_store_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2384,7 +2474,7 @@ func (x *UnsubscribeStoreAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnsubscribeStoreAgentResponse.ProtoReflect.Descriptor instead.
 func (*UnsubscribeStoreAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{24}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *UnsubscribeStoreAgentResponse) GetAgent() *StoreAgent {
@@ -2403,7 +2493,7 @@ type InstallStoreAgentRequest struct {
 
 func (x *InstallStoreAgentRequest) Reset() {
 	*x = InstallStoreAgentRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[25]
+	mi := &file_switchboard_v1_store_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2415,7 +2505,7 @@ func (x *InstallStoreAgentRequest) String() string {
 func (*InstallStoreAgentRequest) ProtoMessage() {}
 
 func (x *InstallStoreAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[25]
+	mi := &file_switchboard_v1_store_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2428,7 +2518,7 @@ func (x *InstallStoreAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InstallStoreAgentRequest.ProtoReflect.Descriptor instead.
 func (*InstallStoreAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{25}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *InstallStoreAgentRequest) GetId() string {
@@ -2449,7 +2539,7 @@ type InstallStoreAgentResponse struct {
 
 func (x *InstallStoreAgentResponse) Reset() {
 	*x = InstallStoreAgentResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[26]
+	mi := &file_switchboard_v1_store_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2461,7 +2551,7 @@ func (x *InstallStoreAgentResponse) String() string {
 func (*InstallStoreAgentResponse) ProtoMessage() {}
 
 func (x *InstallStoreAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[26]
+	mi := &file_switchboard_v1_store_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2474,7 +2564,7 @@ func (x *InstallStoreAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InstallStoreAgentResponse.ProtoReflect.Descriptor instead.
 func (*InstallStoreAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{26}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *InstallStoreAgentResponse) GetAgent() *StoreAgent {
@@ -2500,7 +2590,7 @@ type UninstallStoreAgentRequest struct {
 
 func (x *UninstallStoreAgentRequest) Reset() {
 	*x = UninstallStoreAgentRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[27]
+	mi := &file_switchboard_v1_store_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2512,7 +2602,7 @@ func (x *UninstallStoreAgentRequest) String() string {
 func (*UninstallStoreAgentRequest) ProtoMessage() {}
 
 func (x *UninstallStoreAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[27]
+	mi := &file_switchboard_v1_store_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2525,7 +2615,7 @@ func (x *UninstallStoreAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UninstallStoreAgentRequest.ProtoReflect.Descriptor instead.
 func (*UninstallStoreAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{27}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UninstallStoreAgentRequest) GetId() string {
@@ -2545,7 +2635,7 @@ type UninstallStoreAgentResponse struct {
 
 func (x *UninstallStoreAgentResponse) Reset() {
 	*x = UninstallStoreAgentResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[28]
+	mi := &file_switchboard_v1_store_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2557,7 +2647,7 @@ func (x *UninstallStoreAgentResponse) String() string {
 func (*UninstallStoreAgentResponse) ProtoMessage() {}
 
 func (x *UninstallStoreAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[28]
+	mi := &file_switchboard_v1_store_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2570,7 +2660,7 @@ func (x *UninstallStoreAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UninstallStoreAgentResponse.ProtoReflect.Descriptor instead.
 func (*UninstallStoreAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{28}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UninstallStoreAgentResponse) GetAgent() *StoreAgent {
@@ -2599,7 +2689,7 @@ type UnlockStoreAgentRequest struct {
 
 func (x *UnlockStoreAgentRequest) Reset() {
 	*x = UnlockStoreAgentRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[29]
+	mi := &file_switchboard_v1_store_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2611,7 +2701,7 @@ func (x *UnlockStoreAgentRequest) String() string {
 func (*UnlockStoreAgentRequest) ProtoMessage() {}
 
 func (x *UnlockStoreAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[29]
+	mi := &file_switchboard_v1_store_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2624,7 +2714,7 @@ func (x *UnlockStoreAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockStoreAgentRequest.ProtoReflect.Descriptor instead.
 func (*UnlockStoreAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{29}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *UnlockStoreAgentRequest) GetId() string {
@@ -2657,7 +2747,7 @@ type UnlockStoreAgentResponse struct {
 
 func (x *UnlockStoreAgentResponse) Reset() {
 	*x = UnlockStoreAgentResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[30]
+	mi := &file_switchboard_v1_store_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2669,7 +2759,7 @@ func (x *UnlockStoreAgentResponse) String() string {
 func (*UnlockStoreAgentResponse) ProtoMessage() {}
 
 func (x *UnlockStoreAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[30]
+	mi := &file_switchboard_v1_store_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2682,7 +2772,7 @@ func (x *UnlockStoreAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockStoreAgentResponse.ProtoReflect.Descriptor instead.
 func (*UnlockStoreAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{30}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *UnlockStoreAgentResponse) GetAgentId() string {
@@ -2726,7 +2816,7 @@ type RateStoreExecutionRequest struct {
 
 func (x *RateStoreExecutionRequest) Reset() {
 	*x = RateStoreExecutionRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[31]
+	mi := &file_switchboard_v1_store_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2738,7 +2828,7 @@ func (x *RateStoreExecutionRequest) String() string {
 func (*RateStoreExecutionRequest) ProtoMessage() {}
 
 func (x *RateStoreExecutionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[31]
+	mi := &file_switchboard_v1_store_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2751,7 +2841,7 @@ func (x *RateStoreExecutionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RateStoreExecutionRequest.ProtoReflect.Descriptor instead.
 func (*RateStoreExecutionRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{31}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RateStoreExecutionRequest) GetId() string {
@@ -2792,7 +2882,7 @@ type RateStoreExecutionResponse struct {
 
 func (x *RateStoreExecutionResponse) Reset() {
 	*x = RateStoreExecutionResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[32]
+	mi := &file_switchboard_v1_store_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2804,7 +2894,7 @@ func (x *RateStoreExecutionResponse) String() string {
 func (*RateStoreExecutionResponse) ProtoMessage() {}
 
 func (x *RateStoreExecutionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[32]
+	mi := &file_switchboard_v1_store_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2817,7 +2907,7 @@ func (x *RateStoreExecutionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RateStoreExecutionResponse.ProtoReflect.Descriptor instead.
 func (*RateStoreExecutionResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{32}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RateStoreExecutionResponse) GetExecution() *StoreExecution {
@@ -2842,7 +2932,7 @@ type GetStoreEarningsRequest struct {
 
 func (x *GetStoreEarningsRequest) Reset() {
 	*x = GetStoreEarningsRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[33]
+	mi := &file_switchboard_v1_store_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2854,7 +2944,7 @@ func (x *GetStoreEarningsRequest) String() string {
 func (*GetStoreEarningsRequest) ProtoMessage() {}
 
 func (x *GetStoreEarningsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[33]
+	mi := &file_switchboard_v1_store_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2867,7 +2957,7 @@ func (x *GetStoreEarningsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreEarningsRequest.ProtoReflect.Descriptor instead.
 func (*GetStoreEarningsRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{33}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{34}
 }
 
 type GetStoreEarningsResponse struct {
@@ -2882,7 +2972,7 @@ type GetStoreEarningsResponse struct {
 
 func (x *GetStoreEarningsResponse) Reset() {
 	*x = GetStoreEarningsResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[34]
+	mi := &file_switchboard_v1_store_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2894,7 +2984,7 @@ func (x *GetStoreEarningsResponse) String() string {
 func (*GetStoreEarningsResponse) ProtoMessage() {}
 
 func (x *GetStoreEarningsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[34]
+	mi := &file_switchboard_v1_store_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2907,7 +2997,7 @@ func (x *GetStoreEarningsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreEarningsResponse.ProtoReflect.Descriptor instead.
 func (*GetStoreEarningsResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{34}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetStoreEarningsResponse) GetTotals() []*EarningsTotal {
@@ -2940,7 +3030,7 @@ type EarningsTotal struct {
 
 func (x *EarningsTotal) Reset() {
 	*x = EarningsTotal{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[35]
+	mi := &file_switchboard_v1_store_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2952,7 +3042,7 @@ func (x *EarningsTotal) String() string {
 func (*EarningsTotal) ProtoMessage() {}
 
 func (x *EarningsTotal) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[35]
+	mi := &file_switchboard_v1_store_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2965,7 +3055,7 @@ func (x *EarningsTotal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EarningsTotal.ProtoReflect.Descriptor instead.
 func (*EarningsTotal) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{35}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *EarningsTotal) GetCurrency() string {
@@ -3028,7 +3118,7 @@ type AgentEarnings struct {
 
 func (x *AgentEarnings) Reset() {
 	*x = AgentEarnings{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[36]
+	mi := &file_switchboard_v1_store_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3040,7 +3130,7 @@ func (x *AgentEarnings) String() string {
 func (*AgentEarnings) ProtoMessage() {}
 
 func (x *AgentEarnings) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[36]
+	mi := &file_switchboard_v1_store_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3053,7 +3143,7 @@ func (x *AgentEarnings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentEarnings.ProtoReflect.Descriptor instead.
 func (*AgentEarnings) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{36}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AgentEarnings) GetAgentId() string {
@@ -3127,7 +3217,7 @@ type GetStoreFeeInfoRequest struct {
 
 func (x *GetStoreFeeInfoRequest) Reset() {
 	*x = GetStoreFeeInfoRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[37]
+	mi := &file_switchboard_v1_store_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3139,7 +3229,7 @@ func (x *GetStoreFeeInfoRequest) String() string {
 func (*GetStoreFeeInfoRequest) ProtoMessage() {}
 
 func (x *GetStoreFeeInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[37]
+	mi := &file_switchboard_v1_store_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3152,7 +3242,7 @@ func (x *GetStoreFeeInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreFeeInfoRequest.ProtoReflect.Descriptor instead.
 func (*GetStoreFeeInfoRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{37}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{38}
 }
 
 // GetStoreFeeInfoResponse is the fee structure.
@@ -3175,7 +3265,7 @@ type GetStoreFeeInfoResponse struct {
 
 func (x *GetStoreFeeInfoResponse) Reset() {
 	*x = GetStoreFeeInfoResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[38]
+	mi := &file_switchboard_v1_store_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3187,7 +3277,7 @@ func (x *GetStoreFeeInfoResponse) String() string {
 func (*GetStoreFeeInfoResponse) ProtoMessage() {}
 
 func (x *GetStoreFeeInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[38]
+	mi := &file_switchboard_v1_store_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3200,7 +3290,7 @@ func (x *GetStoreFeeInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreFeeInfoResponse.ProtoReflect.Descriptor instead.
 func (*GetStoreFeeInfoResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{38}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *GetStoreFeeInfoResponse) GetStoreFeePercent() float64 {
@@ -3249,7 +3339,7 @@ var File_switchboard_v1_store_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\n" +
-	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\x9d\x13\n" +
+	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\x82\x14\n" +
 	"\n" +
 	"StoreAgent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
@@ -3309,7 +3399,9 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\n" +
 	"hub_status\x18. \x01(\tB\x12\xba\xf5\x18\x0elisting_statusH\x10R\thubStatus\x88\x01\x01\x12*\n" +
 	"\x0emarketplace_id\x18/ \x01(\tH\x11R\rmarketplaceId\x88\x01\x01\x12-\n" +
-	"\x06origin\x180 \x01(\tB\x10\xba\xf5\x18\fstore_originH\x12R\x06origin\x88\x01\x01B\x0e\n" +
+	"\x06origin\x180 \x01(\tB\x10\xba\xf5\x18\fstore_originH\x12R\x06origin\x88\x01\x01\x12%\n" +
+	"\x0einstance_owned\x181 \x01(\bR\rinstanceOwned\x124\n" +
+	"\x03kit\x182 \x01(\v2\x1d.switchboard.v1.StoreAgentKitH\x13R\x03kit\x88\x01\x01B\x0e\n" +
 	"\f_descriptionB\x0f\n" +
 	"\r_endpoint_urlB\x11\n" +
 	"\x0f_developer_nameB\v\n" +
@@ -3328,7 +3420,15 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x10_execution_notesB\r\n" +
 	"\v_hub_statusB\x11\n" +
 	"\x0f_marketplace_idB\t\n" +
-	"\a_origin\"\x9e\x01\n" +
+	"\a_originB\x06\n" +
+	"\x04_kit\"\x91\x02\n" +
+	"\rStoreAgentKit\x123\n" +
+	"\rsystem_prompt\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\fsystemPrompt\x88\x01\x01\x12%\n" +
+	"\x05tools\x18\x02 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xc8\x01R\x05tools\x126\n" +
+	"\x0esample_prompts\x18\x03 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xd0\x0fR\rsamplePrompts\x12A\n" +
+	"\x14context_instructions\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\x13contextInstructions\x88\x01\x01B\x10\n" +
+	"\x0e_system_promptB\x17\n" +
+	"\x15_context_instructions\"\x9e\x01\n" +
 	"\fAgentCommand\x12\x1c\n" +
 	"\x04name\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04name\x120\n" +
 	"\vdescription\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\vdescription\x88\x01\x01\x12$\n" +
@@ -3640,121 +3740,123 @@ func file_switchboard_v1_store_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_store_proto_rawDescData
 }
 
-var file_switchboard_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_switchboard_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_switchboard_v1_store_proto_goTypes = []any{
 	(*StoreAgent)(nil),                    // 0: switchboard.v1.StoreAgent
-	(*AgentCommand)(nil),                  // 1: switchboard.v1.AgentCommand
-	(*PricingConfig)(nil),                 // 2: switchboard.v1.PricingConfig
-	(*PricingTier)(nil),                   // 3: switchboard.v1.PricingTier
-	(*DynamicPricing)(nil),                // 4: switchboard.v1.DynamicPricing
-	(*StoreAgentInput)(nil),               // 5: switchboard.v1.StoreAgentInput
-	(*StoreAgentStats)(nil),               // 6: switchboard.v1.StoreAgentStats
-	(*ChangelogEntry)(nil),                // 7: switchboard.v1.ChangelogEntry
-	(*StoreExecution)(nil),                // 8: switchboard.v1.StoreExecution
-	(*StoreRevenue)(nil),                  // 9: switchboard.v1.StoreRevenue
-	(*MemoryEntry)(nil),                   // 10: switchboard.v1.MemoryEntry
-	(*ListStoreAgentsRequest)(nil),        // 11: switchboard.v1.ListStoreAgentsRequest
-	(*ListStoreAgentsResponse)(nil),       // 12: switchboard.v1.ListStoreAgentsResponse
-	(*CreateStoreAgentRequest)(nil),       // 13: switchboard.v1.CreateStoreAgentRequest
-	(*CreateStoreAgentResponse)(nil),      // 14: switchboard.v1.CreateStoreAgentResponse
-	(*GetStoreAgentRequest)(nil),          // 15: switchboard.v1.GetStoreAgentRequest
-	(*GetStoreAgentResponse)(nil),         // 16: switchboard.v1.GetStoreAgentResponse
-	(*UpdateStoreAgentRequest)(nil),       // 17: switchboard.v1.UpdateStoreAgentRequest
-	(*UpdateStoreAgentResponse)(nil),      // 18: switchboard.v1.UpdateStoreAgentResponse
-	(*DeleteStoreAgentRequest)(nil),       // 19: switchboard.v1.DeleteStoreAgentRequest
-	(*DeleteStoreAgentResponse)(nil),      // 20: switchboard.v1.DeleteStoreAgentResponse
-	(*SubscribeStoreAgentRequest)(nil),    // 21: switchboard.v1.SubscribeStoreAgentRequest
-	(*SubscribeStoreAgentResponse)(nil),   // 22: switchboard.v1.SubscribeStoreAgentResponse
-	(*UnsubscribeStoreAgentRequest)(nil),  // 23: switchboard.v1.UnsubscribeStoreAgentRequest
-	(*UnsubscribeStoreAgentResponse)(nil), // 24: switchboard.v1.UnsubscribeStoreAgentResponse
-	(*InstallStoreAgentRequest)(nil),      // 25: switchboard.v1.InstallStoreAgentRequest
-	(*InstallStoreAgentResponse)(nil),     // 26: switchboard.v1.InstallStoreAgentResponse
-	(*UninstallStoreAgentRequest)(nil),    // 27: switchboard.v1.UninstallStoreAgentRequest
-	(*UninstallStoreAgentResponse)(nil),   // 28: switchboard.v1.UninstallStoreAgentResponse
-	(*UnlockStoreAgentRequest)(nil),       // 29: switchboard.v1.UnlockStoreAgentRequest
-	(*UnlockStoreAgentResponse)(nil),      // 30: switchboard.v1.UnlockStoreAgentResponse
-	(*RateStoreExecutionRequest)(nil),     // 31: switchboard.v1.RateStoreExecutionRequest
-	(*RateStoreExecutionResponse)(nil),    // 32: switchboard.v1.RateStoreExecutionResponse
-	(*GetStoreEarningsRequest)(nil),       // 33: switchboard.v1.GetStoreEarningsRequest
-	(*GetStoreEarningsResponse)(nil),      // 34: switchboard.v1.GetStoreEarningsResponse
-	(*EarningsTotal)(nil),                 // 35: switchboard.v1.EarningsTotal
-	(*AgentEarnings)(nil),                 // 36: switchboard.v1.AgentEarnings
-	(*GetStoreFeeInfoRequest)(nil),        // 37: switchboard.v1.GetStoreFeeInfoRequest
-	(*GetStoreFeeInfoResponse)(nil),       // 38: switchboard.v1.GetStoreFeeInfoResponse
-	(*timestamppb.Timestamp)(nil),         // 39: google.protobuf.Timestamp
-	(*Pagination)(nil),                    // 40: switchboard.v1.Pagination
+	(*StoreAgentKit)(nil),                 // 1: switchboard.v1.StoreAgentKit
+	(*AgentCommand)(nil),                  // 2: switchboard.v1.AgentCommand
+	(*PricingConfig)(nil),                 // 3: switchboard.v1.PricingConfig
+	(*PricingTier)(nil),                   // 4: switchboard.v1.PricingTier
+	(*DynamicPricing)(nil),                // 5: switchboard.v1.DynamicPricing
+	(*StoreAgentInput)(nil),               // 6: switchboard.v1.StoreAgentInput
+	(*StoreAgentStats)(nil),               // 7: switchboard.v1.StoreAgentStats
+	(*ChangelogEntry)(nil),                // 8: switchboard.v1.ChangelogEntry
+	(*StoreExecution)(nil),                // 9: switchboard.v1.StoreExecution
+	(*StoreRevenue)(nil),                  // 10: switchboard.v1.StoreRevenue
+	(*MemoryEntry)(nil),                   // 11: switchboard.v1.MemoryEntry
+	(*ListStoreAgentsRequest)(nil),        // 12: switchboard.v1.ListStoreAgentsRequest
+	(*ListStoreAgentsResponse)(nil),       // 13: switchboard.v1.ListStoreAgentsResponse
+	(*CreateStoreAgentRequest)(nil),       // 14: switchboard.v1.CreateStoreAgentRequest
+	(*CreateStoreAgentResponse)(nil),      // 15: switchboard.v1.CreateStoreAgentResponse
+	(*GetStoreAgentRequest)(nil),          // 16: switchboard.v1.GetStoreAgentRequest
+	(*GetStoreAgentResponse)(nil),         // 17: switchboard.v1.GetStoreAgentResponse
+	(*UpdateStoreAgentRequest)(nil),       // 18: switchboard.v1.UpdateStoreAgentRequest
+	(*UpdateStoreAgentResponse)(nil),      // 19: switchboard.v1.UpdateStoreAgentResponse
+	(*DeleteStoreAgentRequest)(nil),       // 20: switchboard.v1.DeleteStoreAgentRequest
+	(*DeleteStoreAgentResponse)(nil),      // 21: switchboard.v1.DeleteStoreAgentResponse
+	(*SubscribeStoreAgentRequest)(nil),    // 22: switchboard.v1.SubscribeStoreAgentRequest
+	(*SubscribeStoreAgentResponse)(nil),   // 23: switchboard.v1.SubscribeStoreAgentResponse
+	(*UnsubscribeStoreAgentRequest)(nil),  // 24: switchboard.v1.UnsubscribeStoreAgentRequest
+	(*UnsubscribeStoreAgentResponse)(nil), // 25: switchboard.v1.UnsubscribeStoreAgentResponse
+	(*InstallStoreAgentRequest)(nil),      // 26: switchboard.v1.InstallStoreAgentRequest
+	(*InstallStoreAgentResponse)(nil),     // 27: switchboard.v1.InstallStoreAgentResponse
+	(*UninstallStoreAgentRequest)(nil),    // 28: switchboard.v1.UninstallStoreAgentRequest
+	(*UninstallStoreAgentResponse)(nil),   // 29: switchboard.v1.UninstallStoreAgentResponse
+	(*UnlockStoreAgentRequest)(nil),       // 30: switchboard.v1.UnlockStoreAgentRequest
+	(*UnlockStoreAgentResponse)(nil),      // 31: switchboard.v1.UnlockStoreAgentResponse
+	(*RateStoreExecutionRequest)(nil),     // 32: switchboard.v1.RateStoreExecutionRequest
+	(*RateStoreExecutionResponse)(nil),    // 33: switchboard.v1.RateStoreExecutionResponse
+	(*GetStoreEarningsRequest)(nil),       // 34: switchboard.v1.GetStoreEarningsRequest
+	(*GetStoreEarningsResponse)(nil),      // 35: switchboard.v1.GetStoreEarningsResponse
+	(*EarningsTotal)(nil),                 // 36: switchboard.v1.EarningsTotal
+	(*AgentEarnings)(nil),                 // 37: switchboard.v1.AgentEarnings
+	(*GetStoreFeeInfoRequest)(nil),        // 38: switchboard.v1.GetStoreFeeInfoRequest
+	(*GetStoreFeeInfoResponse)(nil),       // 39: switchboard.v1.GetStoreFeeInfoResponse
+	(*timestamppb.Timestamp)(nil),         // 40: google.protobuf.Timestamp
+	(*Pagination)(nil),                    // 41: switchboard.v1.Pagination
 }
 var file_switchboard_v1_store_proto_depIdxs = []int32{
-	2,  // 0: switchboard.v1.StoreAgent.pricing_config:type_name -> switchboard.v1.PricingConfig
-	1,  // 1: switchboard.v1.StoreAgent.commands:type_name -> switchboard.v1.AgentCommand
-	39, // 2: switchboard.v1.StoreAgent.created_at:type_name -> google.protobuf.Timestamp
-	39, // 3: switchboard.v1.StoreAgent.updated_at:type_name -> google.protobuf.Timestamp
-	3,  // 4: switchboard.v1.PricingConfig.tiers:type_name -> switchboard.v1.PricingTier
-	4,  // 5: switchboard.v1.PricingConfig.dynamic_config:type_name -> switchboard.v1.DynamicPricing
-	2,  // 6: switchboard.v1.StoreAgentInput.pricing_config:type_name -> switchboard.v1.PricingConfig
-	1,  // 7: switchboard.v1.StoreAgentInput.commands:type_name -> switchboard.v1.AgentCommand
-	39, // 8: switchboard.v1.ChangelogEntry.created_at:type_name -> google.protobuf.Timestamp
-	39, // 9: switchboard.v1.StoreExecution.queued_at:type_name -> google.protobuf.Timestamp
-	39, // 10: switchboard.v1.StoreExecution.reviewed_at:type_name -> google.protobuf.Timestamp
-	39, // 11: switchboard.v1.StoreExecution.review_widget_shown_at:type_name -> google.protobuf.Timestamp
-	39, // 12: switchboard.v1.StoreExecution.hold_expires_at:type_name -> google.protobuf.Timestamp
-	9,  // 13: switchboard.v1.StoreExecution.revenue:type_name -> switchboard.v1.StoreRevenue
-	39, // 14: switchboard.v1.StoreExecution.created_at:type_name -> google.protobuf.Timestamp
-	39, // 15: switchboard.v1.StoreExecution.finished_at:type_name -> google.protobuf.Timestamp
-	39, // 16: switchboard.v1.MemoryEntry.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 17: switchboard.v1.ListStoreAgentsResponse.agents:type_name -> switchboard.v1.StoreAgent
-	40, // 18: switchboard.v1.ListStoreAgentsResponse.pagination:type_name -> switchboard.v1.Pagination
-	5,  // 19: switchboard.v1.CreateStoreAgentRequest.agent:type_name -> switchboard.v1.StoreAgentInput
-	0,  // 20: switchboard.v1.CreateStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	0,  // 21: switchboard.v1.GetStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	6,  // 22: switchboard.v1.GetStoreAgentResponse.stats:type_name -> switchboard.v1.StoreAgentStats
-	7,  // 23: switchboard.v1.GetStoreAgentResponse.changelog:type_name -> switchboard.v1.ChangelogEntry
-	8,  // 24: switchboard.v1.GetStoreAgentResponse.executions:type_name -> switchboard.v1.StoreExecution
-	5,  // 25: switchboard.v1.UpdateStoreAgentRequest.agent:type_name -> switchboard.v1.StoreAgentInput
-	0,  // 26: switchboard.v1.UpdateStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	7,  // 27: switchboard.v1.UpdateStoreAgentResponse.change:type_name -> switchboard.v1.ChangelogEntry
-	0,  // 28: switchboard.v1.DeleteStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	0,  // 29: switchboard.v1.SubscribeStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	0,  // 30: switchboard.v1.UnsubscribeStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	0,  // 31: switchboard.v1.InstallStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	10, // 32: switchboard.v1.InstallStoreAgentResponse.memory_entries:type_name -> switchboard.v1.MemoryEntry
-	0,  // 33: switchboard.v1.UninstallStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	39, // 34: switchboard.v1.UnlockStoreAgentResponse.unlocked_at:type_name -> google.protobuf.Timestamp
-	8,  // 35: switchboard.v1.RateStoreExecutionResponse.execution:type_name -> switchboard.v1.StoreExecution
-	0,  // 36: switchboard.v1.RateStoreExecutionResponse.agent:type_name -> switchboard.v1.StoreAgent
-	35, // 37: switchboard.v1.GetStoreEarningsResponse.totals:type_name -> switchboard.v1.EarningsTotal
-	36, // 38: switchboard.v1.GetStoreEarningsResponse.agents:type_name -> switchboard.v1.AgentEarnings
-	11, // 39: switchboard.v1.StoreService.ListStoreAgents:input_type -> switchboard.v1.ListStoreAgentsRequest
-	13, // 40: switchboard.v1.StoreService.CreateStoreAgent:input_type -> switchboard.v1.CreateStoreAgentRequest
-	15, // 41: switchboard.v1.StoreService.GetStoreAgent:input_type -> switchboard.v1.GetStoreAgentRequest
-	17, // 42: switchboard.v1.StoreService.UpdateStoreAgent:input_type -> switchboard.v1.UpdateStoreAgentRequest
-	19, // 43: switchboard.v1.StoreService.DeleteStoreAgent:input_type -> switchboard.v1.DeleteStoreAgentRequest
-	21, // 44: switchboard.v1.StoreService.SubscribeStoreAgent:input_type -> switchboard.v1.SubscribeStoreAgentRequest
-	23, // 45: switchboard.v1.StoreService.UnsubscribeStoreAgent:input_type -> switchboard.v1.UnsubscribeStoreAgentRequest
-	25, // 46: switchboard.v1.StoreService.InstallStoreAgent:input_type -> switchboard.v1.InstallStoreAgentRequest
-	27, // 47: switchboard.v1.StoreService.UninstallStoreAgent:input_type -> switchboard.v1.UninstallStoreAgentRequest
-	31, // 48: switchboard.v1.StoreService.RateStoreExecution:input_type -> switchboard.v1.RateStoreExecutionRequest
-	29, // 49: switchboard.v1.StoreService.UnlockStoreAgent:input_type -> switchboard.v1.UnlockStoreAgentRequest
-	33, // 50: switchboard.v1.StoreService.GetStoreEarnings:input_type -> switchboard.v1.GetStoreEarningsRequest
-	37, // 51: switchboard.v1.StoreService.GetStoreFeeInfo:input_type -> switchboard.v1.GetStoreFeeInfoRequest
-	12, // 52: switchboard.v1.StoreService.ListStoreAgents:output_type -> switchboard.v1.ListStoreAgentsResponse
-	14, // 53: switchboard.v1.StoreService.CreateStoreAgent:output_type -> switchboard.v1.CreateStoreAgentResponse
-	16, // 54: switchboard.v1.StoreService.GetStoreAgent:output_type -> switchboard.v1.GetStoreAgentResponse
-	18, // 55: switchboard.v1.StoreService.UpdateStoreAgent:output_type -> switchboard.v1.UpdateStoreAgentResponse
-	20, // 56: switchboard.v1.StoreService.DeleteStoreAgent:output_type -> switchboard.v1.DeleteStoreAgentResponse
-	22, // 57: switchboard.v1.StoreService.SubscribeStoreAgent:output_type -> switchboard.v1.SubscribeStoreAgentResponse
-	24, // 58: switchboard.v1.StoreService.UnsubscribeStoreAgent:output_type -> switchboard.v1.UnsubscribeStoreAgentResponse
-	26, // 59: switchboard.v1.StoreService.InstallStoreAgent:output_type -> switchboard.v1.InstallStoreAgentResponse
-	28, // 60: switchboard.v1.StoreService.UninstallStoreAgent:output_type -> switchboard.v1.UninstallStoreAgentResponse
-	32, // 61: switchboard.v1.StoreService.RateStoreExecution:output_type -> switchboard.v1.RateStoreExecutionResponse
-	30, // 62: switchboard.v1.StoreService.UnlockStoreAgent:output_type -> switchboard.v1.UnlockStoreAgentResponse
-	34, // 63: switchboard.v1.StoreService.GetStoreEarnings:output_type -> switchboard.v1.GetStoreEarningsResponse
-	38, // 64: switchboard.v1.StoreService.GetStoreFeeInfo:output_type -> switchboard.v1.GetStoreFeeInfoResponse
-	52, // [52:65] is the sub-list for method output_type
-	39, // [39:52] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	3,  // 0: switchboard.v1.StoreAgent.pricing_config:type_name -> switchboard.v1.PricingConfig
+	2,  // 1: switchboard.v1.StoreAgent.commands:type_name -> switchboard.v1.AgentCommand
+	40, // 2: switchboard.v1.StoreAgent.created_at:type_name -> google.protobuf.Timestamp
+	40, // 3: switchboard.v1.StoreAgent.updated_at:type_name -> google.protobuf.Timestamp
+	1,  // 4: switchboard.v1.StoreAgent.kit:type_name -> switchboard.v1.StoreAgentKit
+	4,  // 5: switchboard.v1.PricingConfig.tiers:type_name -> switchboard.v1.PricingTier
+	5,  // 6: switchboard.v1.PricingConfig.dynamic_config:type_name -> switchboard.v1.DynamicPricing
+	3,  // 7: switchboard.v1.StoreAgentInput.pricing_config:type_name -> switchboard.v1.PricingConfig
+	2,  // 8: switchboard.v1.StoreAgentInput.commands:type_name -> switchboard.v1.AgentCommand
+	40, // 9: switchboard.v1.ChangelogEntry.created_at:type_name -> google.protobuf.Timestamp
+	40, // 10: switchboard.v1.StoreExecution.queued_at:type_name -> google.protobuf.Timestamp
+	40, // 11: switchboard.v1.StoreExecution.reviewed_at:type_name -> google.protobuf.Timestamp
+	40, // 12: switchboard.v1.StoreExecution.review_widget_shown_at:type_name -> google.protobuf.Timestamp
+	40, // 13: switchboard.v1.StoreExecution.hold_expires_at:type_name -> google.protobuf.Timestamp
+	10, // 14: switchboard.v1.StoreExecution.revenue:type_name -> switchboard.v1.StoreRevenue
+	40, // 15: switchboard.v1.StoreExecution.created_at:type_name -> google.protobuf.Timestamp
+	40, // 16: switchboard.v1.StoreExecution.finished_at:type_name -> google.protobuf.Timestamp
+	40, // 17: switchboard.v1.MemoryEntry.created_at:type_name -> google.protobuf.Timestamp
+	0,  // 18: switchboard.v1.ListStoreAgentsResponse.agents:type_name -> switchboard.v1.StoreAgent
+	41, // 19: switchboard.v1.ListStoreAgentsResponse.pagination:type_name -> switchboard.v1.Pagination
+	6,  // 20: switchboard.v1.CreateStoreAgentRequest.agent:type_name -> switchboard.v1.StoreAgentInput
+	0,  // 21: switchboard.v1.CreateStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	0,  // 22: switchboard.v1.GetStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	7,  // 23: switchboard.v1.GetStoreAgentResponse.stats:type_name -> switchboard.v1.StoreAgentStats
+	8,  // 24: switchboard.v1.GetStoreAgentResponse.changelog:type_name -> switchboard.v1.ChangelogEntry
+	9,  // 25: switchboard.v1.GetStoreAgentResponse.executions:type_name -> switchboard.v1.StoreExecution
+	6,  // 26: switchboard.v1.UpdateStoreAgentRequest.agent:type_name -> switchboard.v1.StoreAgentInput
+	0,  // 27: switchboard.v1.UpdateStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	8,  // 28: switchboard.v1.UpdateStoreAgentResponse.change:type_name -> switchboard.v1.ChangelogEntry
+	0,  // 29: switchboard.v1.DeleteStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	0,  // 30: switchboard.v1.SubscribeStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	0,  // 31: switchboard.v1.UnsubscribeStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	0,  // 32: switchboard.v1.InstallStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	11, // 33: switchboard.v1.InstallStoreAgentResponse.memory_entries:type_name -> switchboard.v1.MemoryEntry
+	0,  // 34: switchboard.v1.UninstallStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	40, // 35: switchboard.v1.UnlockStoreAgentResponse.unlocked_at:type_name -> google.protobuf.Timestamp
+	9,  // 36: switchboard.v1.RateStoreExecutionResponse.execution:type_name -> switchboard.v1.StoreExecution
+	0,  // 37: switchboard.v1.RateStoreExecutionResponse.agent:type_name -> switchboard.v1.StoreAgent
+	36, // 38: switchboard.v1.GetStoreEarningsResponse.totals:type_name -> switchboard.v1.EarningsTotal
+	37, // 39: switchboard.v1.GetStoreEarningsResponse.agents:type_name -> switchboard.v1.AgentEarnings
+	12, // 40: switchboard.v1.StoreService.ListStoreAgents:input_type -> switchboard.v1.ListStoreAgentsRequest
+	14, // 41: switchboard.v1.StoreService.CreateStoreAgent:input_type -> switchboard.v1.CreateStoreAgentRequest
+	16, // 42: switchboard.v1.StoreService.GetStoreAgent:input_type -> switchboard.v1.GetStoreAgentRequest
+	18, // 43: switchboard.v1.StoreService.UpdateStoreAgent:input_type -> switchboard.v1.UpdateStoreAgentRequest
+	20, // 44: switchboard.v1.StoreService.DeleteStoreAgent:input_type -> switchboard.v1.DeleteStoreAgentRequest
+	22, // 45: switchboard.v1.StoreService.SubscribeStoreAgent:input_type -> switchboard.v1.SubscribeStoreAgentRequest
+	24, // 46: switchboard.v1.StoreService.UnsubscribeStoreAgent:input_type -> switchboard.v1.UnsubscribeStoreAgentRequest
+	26, // 47: switchboard.v1.StoreService.InstallStoreAgent:input_type -> switchboard.v1.InstallStoreAgentRequest
+	28, // 48: switchboard.v1.StoreService.UninstallStoreAgent:input_type -> switchboard.v1.UninstallStoreAgentRequest
+	32, // 49: switchboard.v1.StoreService.RateStoreExecution:input_type -> switchboard.v1.RateStoreExecutionRequest
+	30, // 50: switchboard.v1.StoreService.UnlockStoreAgent:input_type -> switchboard.v1.UnlockStoreAgentRequest
+	34, // 51: switchboard.v1.StoreService.GetStoreEarnings:input_type -> switchboard.v1.GetStoreEarningsRequest
+	38, // 52: switchboard.v1.StoreService.GetStoreFeeInfo:input_type -> switchboard.v1.GetStoreFeeInfoRequest
+	13, // 53: switchboard.v1.StoreService.ListStoreAgents:output_type -> switchboard.v1.ListStoreAgentsResponse
+	15, // 54: switchboard.v1.StoreService.CreateStoreAgent:output_type -> switchboard.v1.CreateStoreAgentResponse
+	17, // 55: switchboard.v1.StoreService.GetStoreAgent:output_type -> switchboard.v1.GetStoreAgentResponse
+	19, // 56: switchboard.v1.StoreService.UpdateStoreAgent:output_type -> switchboard.v1.UpdateStoreAgentResponse
+	21, // 57: switchboard.v1.StoreService.DeleteStoreAgent:output_type -> switchboard.v1.DeleteStoreAgentResponse
+	23, // 58: switchboard.v1.StoreService.SubscribeStoreAgent:output_type -> switchboard.v1.SubscribeStoreAgentResponse
+	25, // 59: switchboard.v1.StoreService.UnsubscribeStoreAgent:output_type -> switchboard.v1.UnsubscribeStoreAgentResponse
+	27, // 60: switchboard.v1.StoreService.InstallStoreAgent:output_type -> switchboard.v1.InstallStoreAgentResponse
+	29, // 61: switchboard.v1.StoreService.UninstallStoreAgent:output_type -> switchboard.v1.UninstallStoreAgentResponse
+	33, // 62: switchboard.v1.StoreService.RateStoreExecution:output_type -> switchboard.v1.RateStoreExecutionResponse
+	31, // 63: switchboard.v1.StoreService.UnlockStoreAgent:output_type -> switchboard.v1.UnlockStoreAgentResponse
+	35, // 64: switchboard.v1.StoreService.GetStoreEarnings:output_type -> switchboard.v1.GetStoreEarningsResponse
+	39, // 65: switchboard.v1.StoreService.GetStoreFeeInfo:output_type -> switchboard.v1.GetStoreFeeInfoResponse
+	53, // [53:66] is the sub-list for method output_type
+	40, // [40:53] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_store_proto_init() }
@@ -3773,16 +3875,17 @@ func file_switchboard_v1_store_proto_init() {
 	file_switchboard_v1_store_proto_msgTypes[6].OneofWrappers = []any{}
 	file_switchboard_v1_store_proto_msgTypes[7].OneofWrappers = []any{}
 	file_switchboard_v1_store_proto_msgTypes[8].OneofWrappers = []any{}
-	file_switchboard_v1_store_proto_msgTypes[12].OneofWrappers = []any{}
-	file_switchboard_v1_store_proto_msgTypes[18].OneofWrappers = []any{}
-	file_switchboard_v1_store_proto_msgTypes[31].OneofWrappers = []any{}
+	file_switchboard_v1_store_proto_msgTypes[9].OneofWrappers = []any{}
+	file_switchboard_v1_store_proto_msgTypes[13].OneofWrappers = []any{}
+	file_switchboard_v1_store_proto_msgTypes[19].OneofWrappers = []any{}
+	file_switchboard_v1_store_proto_msgTypes[32].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_store_proto_rawDesc), len(file_switchboard_v1_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   39,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xcde\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xb5f\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -264,7 +264,16 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\vmarketplace\x12\vMarketplace\x12\x18\n" +
 	"\n" +
 	"federation\x12\n" +
-	"Federation\xb2\xf5\x18H\n" +
+	"Federation\xb2\xf5\x18d\n" +
+	"\n" +
+	"run_origin\x12\x0e\n" +
+	"\x05local\x12\x05Local\x12\x16\n" +
+	"\tfederated\x12\tFederated\x12\n" +
+	"\n" +
+	"\x03a2a\x12\x03A2A\x12\n" +
+	"\n" +
+	"\x03mcp\x12\x03MCP\x12\x16\n" +
+	"\tassistant\x12\tAssistant\xb2\xf5\x18H\n" +
 	"\x0eisolation_mode\x12\x1a\n" +
 	"\vfull_access\x12\vFull access\x12\x1a\n" +
 	"\voutput_only\x12\vOutput only\xb2\xf5\x18]\n" +

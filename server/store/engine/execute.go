@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
@@ -72,6 +73,7 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 		now := e.now()
 		create := tx.Execution.Create().SetID(id).SetUserID(r.UserID).SetAgentID(agent.ID).SetInput(r.Input).
 			SetIsOwnAgent(own).SetTaskOrigin(execution.TaskOrigin(origin)).SetIsolationMode(isolation).
+			SetRunOrigin(execution.RunOrigin(RunOrigin(origin, auth.DoorOf(ctx)))).
 			SetNillableRequesterName(r.RequesterName).SetNillableRequesterEmail(r.RequesterEmail).
 			SetNillableCallerInstanceURL(r.CallerInstanceURL).SetNillableSourceInstanceID(r.SourceInstanceID).
 			SetNillableSourceInstanceName(r.SourceInstanceName).SetNillableCallbackURL(r.CallbackURL).
@@ -119,6 +121,26 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 		return &Outcome{Execution: ex, Agent: agent}, nil
 	}
 	return e.run(context.WithoutCancel(ctx), ex.ID, false)
+}
+
+// RunOrigin is how a run was started (vocabulary run_origin), for the
+// admin's agent activity: for another instance when its task origin is
+// federation (a hub's dispatch, a spoke user's run of the global store),
+// else the door the request came through (an MCP tool, an A2A task's item,
+// the assistant's run of an item it made), else the API (local).
+func RunOrigin(taskOrigin string, door auth.Door) string {
+	if taskOrigin == OriginFederation {
+		return string(vocab.RunOriginFederated)
+	}
+	switch door {
+	case auth.DoorMCP:
+		return string(vocab.RunOriginMCP)
+	case auth.DoorA2A:
+		return string(vocab.RunOriginA2A)
+	case auth.DoorAssistant:
+		return string(vocab.RunOriginAssistant)
+	}
+	return string(vocab.RunOriginLocal)
 }
 
 // runnable loads a listing r.UserID may execute: active (the owner may also

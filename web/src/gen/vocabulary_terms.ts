@@ -379,6 +379,16 @@ export const ExecutionOrigin = {
 } as const;
 export type ExecutionOrigin = (typeof ExecutionOrigin)[keyof typeof ExecutionOrigin];
 
+// The values of the vocabulary run_origin.
+export const RunOrigin = {
+  Local: "local",
+  Federated: "federated",
+  A2A: "a2a",
+  MCP: "mcp",
+  Assistant: "assistant",
+} as const;
+export type RunOrigin = (typeof RunOrigin)[keyof typeof RunOrigin];
+
 // The values of the vocabulary isolation_mode.
 export const IsolationMode = {
   FullAccess: "full_access",

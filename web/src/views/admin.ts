@@ -5,11 +5,12 @@
 // answered permission denied by each section's server call.
 import { h } from "../dom";
 import type { View } from "../ui";
+import { agentActivitySection, myAgentsSection } from "./agentActivity";
 import { disputesSection } from "./disputes";
 import { federationAuditSection } from "./federationAudit";
 import { listingReviewsSection } from "./listingReviews";
 
 export function adminView(): View {
-  const el = h("div", { class: "view admin" }, h("h1", null, "Admin"), disputesSection(), listingReviewsSection(), federationAuditSection());
+  const el = h("div", { class: "view admin" }, h("h1", null, "Admin"), disputesSection(), listingReviewsSection(), agentActivitySection(), myAgentsSection(), federationAuditSection());
   return { el, unmount() {} };
 }
