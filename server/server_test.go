@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/contract"
@@ -105,6 +106,10 @@ func TestRateHeadersOnEveryV2Response(t *testing.T) {
 // RULINGS "Rate limits": the auth class, 10/min per client IP by default.
 func TestAuthClassLimit(t *testing.T) {
 	s := servertest.New(t, servertest.WithLimits(gate.Limits{PerKey: 1000, Auth: 3}))
+	// An account, written directly (setup would count in the class): with
+	// none, a login answers "No account exists yet" instead of 401.
+	s.DB.User.Create().SetUsername("owner").SetEmail("owner@example.com").SetName("Owner").
+		SetPasswordHash("not a hash").SetRole(user.RoleAdmin).ExecX(context.Background())
 	body := map[string]any{"username": "nobody", "password": "whatever123"}
 	for i := range 3 {
 		if res := s.Anonymous().Do(http.MethodPost, "/api/auth/login", body); res.Status != 401 {

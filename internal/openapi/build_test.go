@@ -251,7 +251,7 @@ func TestRequired(t *testing.T) {
 		schema string
 		want   []string // nil: no required list
 	}{
-		{"GetSettingsResponse", []string{"mode", "queueAutoApprove", "assistantName", "goalsEnabled", "onboardingComplete", "onboardingPhase", "serviceKeys", "profileVisibility", "bio", "timezone"}},
+		{"GetSettingsResponse", []string{"mode", "queueAutoApprove", "assistantName", "goalsEnabled", "onboardingComplete", "onboardingPhase", "serviceKeys", "profileVisibility", "bio", "timezone", "hiddenBoardColumns"}},
 		{"ApiKey", []string{"id", "label", "scopes", "prefix", "createdAt", "lastUsedAt", "expiresAt", "active"}},
 		{"ResolvedUser", []string{"id", "name", "username", "avatar", "type"}}, // reached through a map value
 		{"User", []string{"id", "username", "email", "name", "role", "avatar", "createdAt"}},
