@@ -27,7 +27,9 @@ func instanceAgent() *switchboardv1.StoreAgent {
 // agent activity of a week with runs and of an empty period, and an
 // instance agent's save, made and changed.
 func storeAdminFixtures() []fixture {
-	at := func(d, h int) *timestamppb.Timestamp { return timestamppb.New(time.Date(2026, 12, d, h, 0, 0, 0, time.UTC)) }
+	at := func(d, h int) *timestamppb.Timestamp {
+		return timestamppb.New(time.Date(2026, 12, d, h, 0, 0, 0, time.UTC))
+	}
 	days := make([]*switchboardv1.AgentActivityDay, 7)
 	for i := range days {
 		days[i] = &switchboardv1.AgentActivityDay{Date: time.Date(2026, 11, 27+i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)}
