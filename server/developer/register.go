@@ -265,7 +265,7 @@ func (s *Service) bySlug(ctx context.Context, userID, slug string) (*ent.StoreAg
 		return nil, err
 	}
 	row, _, err := managed(ctx, s.DB.Client, userID, id)
-	if apperr.From(err).Kind == apperr.KindNotFound {
+	if err != nil && apperr.From(err).Kind == apperr.KindNotFound {
 		return nil, notFound
 	}
 	return row, err

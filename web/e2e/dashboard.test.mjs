@@ -108,7 +108,7 @@ test("a fresh server: the login page creates the owner account and logs in", asy
     // has said so.
     await p.locator('nav.tabs a[data-tab="admin"]').waitFor({ state: "visible", timeout: H.deadline });
     assert.deepEqual(await p.locator("nav.tabs a").evaluateAll((as) => as.map((a) => a.dataset.tab)), [
-      "now", "queue", "board", "projects", "teams", "engagements", "contacts", "assistant", "chat", "store", "network", "settings", "admin",
+      "now", "queue", "board", "projects", "teams", "engagements", "contacts", "assistant", "chat", "store", "network", "developer", "settings", "admin",
     ]);
     // Once the owner exists the login page no longer offers to create one,
     // after a log out or on a fresh load (the server refuses a second setup too).
