@@ -30,6 +30,7 @@ import { QueueService } from "./gen/switchboard/v1/queue_pb";
 import { SettingsService } from "./gen/switchboard/v1/settings_pb";
 import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
 import { StoreService } from "./gen/switchboard/v1/store_pb";
+import { DashboardService } from "./gen/switchboard/v1/dashboard_pb";
 import { TeamService } from "./gen/switchboard/v1/teams_pb";
 
 export const transport = createConnectTransport({
@@ -53,6 +54,7 @@ export const api = {
   chat: createClient(SharedChatService, transport),
   events: createClient(EventService, transport),
   contacts: createClient(ContactService, transport),
+  dashboard: createClient(DashboardService, transport),
   developer: createClient(DeveloperService, transport),
   documents: createClient(DocumentService, transport),
   economy: createClient(EconomyService, transport),

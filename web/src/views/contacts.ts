@@ -3,7 +3,7 @@
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { Contact, ContactDetail } from "../gen/switchboard/v1/contacts_pb";
-import { announce } from "../refresh";
+import { announce, onRefresh } from "../refresh";
 import { Region, chip, dueDate, emptyState, pageOf, pager, reportUnauthenticated, toast, type View } from "../ui";
 import { termLabel } from "../vocabulary";
 
@@ -256,5 +256,17 @@ export function contactsView(params: URLSearchParams, id?: string): View {
       return d;
     });
   }
-  return { el, unmount: () => clearTimeout(timer) };
+  // Live: a contact made or changed anywhere (issue 31). The open detail
+  // is read again unless the operator is working in it.
+  const off = onRefresh("contacts", () => {
+    void load();
+    if (id && !side.el.contains(document.activeElement)) void side.reload();
+  });
+  return {
+    el,
+    unmount: () => {
+      clearTimeout(timer);
+      off();
+    },
+  };
 }
