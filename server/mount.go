@@ -36,6 +36,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewContactServiceHandler, switchboardv1.RegisterContactServiceHandlerServer)(s.contacts, s.contacts),
 		serve(switchboardv1connect.NewCalendarServiceHandler, switchboardv1.RegisterCalendarServiceHandlerServer)(s.calendar, s.calendar),
 		serve(switchboardv1connect.NewNowServiceHandler, switchboardv1.RegisterNowServiceHandlerServer)(s.now, s.now),
+		serve(switchboardv1connect.NewDashboardServiceHandler, switchboardv1.RegisterDashboardServiceHandlerServer)(s.waiting, s.waiting),
 		serve(switchboardv1connect.NewDocumentServiceHandler, switchboardv1.RegisterDocumentServiceHandlerServer)(s.docs, s.docs),
 		serve(switchboardv1connect.NewTeamServiceHandler, switchboardv1.RegisterTeamServiceHandlerServer)(s.teams, s.teams),
 		serve(switchboardv1connect.NewProjectServiceHandler, switchboardv1.RegisterProjectServiceHandlerServer)(s.projects, s.projects),

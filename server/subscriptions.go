@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capabilities"
+	"github.com/switchboard-hq/switchboard/server/dashboard"
 	"github.com/switchboard-hq/switchboard/server/developer"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/network"
@@ -127,6 +129,21 @@ func subscriptions(h *house) []db.Subscription {
 			}
 		}),
 		db.OnCommit(func(_ context.Context, ev auth.CredentialEnded) { h.bus.EndStreams(ev.Credential) }),
+		// The dashboard's live events (issue 31), each to the record's
+		// owner: what the activity feed records (board, contacts,
+		// connections, engagements), relays delivered and acked, the store's
+		// results and installs.
+		db.On(dashboard.Recorded),
+		db.On(dashboard.ConnectionDeclined),
+		db.On(dashboard.RelayDelivered),
+		db.On(dashboard.RelayAcked),
+		db.On(dashboard.ResultDelivered),
+		db.OnCommit(func(ctx context.Context, ev store.InstallsChanged) {
+			h.publish(ctx, ev.UserID, dashboard.InstallsChanged())
+		}),
+		db.OnCommit(func(ctx context.Context, ev capabilities.InstallsChanged) {
+			h.publish(ctx, ev.UserID, dashboard.InstallsChanged())
+		}),
 		db.OnCommit(func(_ context.Context, ev auth.CredentialEnded) { h.door.EndStreams(ev.Credential) }),
 	}
 	if finished := h.cfg.Executions.Finished; finished != nil {
@@ -135,4 +152,12 @@ func subscriptions(h *house) []db.Subscription {
 		}))
 	}
 	return subs
+}
+
+// publish stores a stream event of a change already committed, in a unit of
+// work of its own; a failure costs the live update only, so it is logged.
+func (h *house) publish(ctx context.Context, userID string, ev *switchboardv1.ChatEvent) {
+	if err := h.bus.Publish(ctx, userID, ev); err != nil {
+		h.cfg.Logger.WarnContext(ctx, "dashboard: live event not stored", "type", ev.GetType(), "error", err)
+	}
 }

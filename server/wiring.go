@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/chat"
 	"github.com/switchboard-hq/switchboard/server/contacts"
 	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/dashboard"
 	"github.com/switchboard-hq/switchboard/server/developer"
 	"github.com/switchboard-hq/switchboard/server/documents"
 	"github.com/switchboard-hq/switchboard/server/economy"
@@ -78,6 +79,7 @@ type services struct {
 	contacts *contacts.Service
 	calendar *calendar.Service
 	now      *calendar.Now
+	waiting  *dashboard.Service
 	docs     *documents.Service
 	events   *events.Service
 	kanban   *kanban.Service
@@ -288,6 +290,7 @@ func (h *house) buildServices(*App) error {
 	s.contacts = &contacts.Service{DB: cfg.DB, Now: cfg.now}
 	s.calendar = &calendar.Service{DB: cfg.DB, Now: cfg.now}
 	s.now = &calendar.Now{DB: cfg.DB, Now: cfg.now}
+	s.waiting = &dashboard.Service{DB: cfg.DB, Now: cfg.now}
 	s.docs = &documents.Service{DB: cfg.DB, Now: cfg.now}
 	s.learnings = &learnings.Service{DB: cfg.DB, Now: cfg.now}
 	s.events = &events.Service{Bus: h.bus}

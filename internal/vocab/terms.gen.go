@@ -100,6 +100,34 @@ func QueueChangeValues() []QueueChange {
 	return []QueueChange{QueueChangeCreated, QueueChangeUpdated, QueueChangeDeleted}
 }
 
+// StreamEvent is a value of the vocabulary stream_event.
+type StreamEvent string
+
+// The values of stream_event, in declared order.
+const (
+	StreamEventConnected           StreamEvent = "connected"            // Connected
+	StreamEventHeartbeat           StreamEvent = "heartbeat"            // Heartbeat
+	StreamEventNewMessage          StreamEvent = "new_message"          // New message
+	StreamEventWake                StreamEvent = "wake"                 // Wake
+	StreamEventQueueUpdated        StreamEvent = "queue_updated"        // Queue updated
+	StreamEventError               StreamEvent = "error"                // Error
+	StreamEventCardChanged         StreamEvent = "card_changed"         // Card changed
+	StreamEventContactChanged      StreamEvent = "contact_changed"      // Contact changed
+	StreamEventConnectionRequested StreamEvent = "connection_requested" // Connection requested
+	StreamEventConnectionAccepted  StreamEvent = "connection_accepted"  // Connection accepted
+	StreamEventConnectionDeclined  StreamEvent = "connection_declined"  // Connection declined
+	StreamEventConnectionRemoved   StreamEvent = "connection_removed"   // Connection removed
+	StreamEventRelayDelivered      StreamEvent = "relay_delivered"      // Relay delivered
+	StreamEventRelayAcked          StreamEvent = "relay_acked"          // Relay acknowledged
+	StreamEventStoreChanged        StreamEvent = "store_changed"        // Store changed
+	StreamEventEconomyChanged      StreamEvent = "economy_changed"      // Engagement changed
+)
+
+// StreamEventValues answers every value of stream_event, in declared order.
+func StreamEventValues() []StreamEvent {
+	return []StreamEvent{StreamEventConnected, StreamEventHeartbeat, StreamEventNewMessage, StreamEventWake, StreamEventQueueUpdated, StreamEventError, StreamEventCardChanged, StreamEventContactChanged, StreamEventConnectionRequested, StreamEventConnectionAccepted, StreamEventConnectionDeclined, StreamEventConnectionRemoved, StreamEventRelayDelivered, StreamEventRelayAcked, StreamEventStoreChanged, StreamEventEconomyChanged}
+}
+
 // ConfirmAction is a value of the vocabulary confirm_action.
 type ConfirmAction string
 

@@ -81,7 +81,18 @@ type Entry struct {
 const insertEntry = `INSERT INTO activity_entries (id, user_id, action, category, actor, summary, card_id, is_cross_user, metadata, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 
-// Write records e in tx. An action outside the table is a programming error.
+// Recorded is published in the unit of work that writes an entry to its
+// account's feed (not the copies mirrored to linked cards' owners): every
+// action is recorded by the code that performs it, in its transaction, so
+// this one event follows every change the operator's views show (the
+// dashboard's live events, server/dashboard).
+type Recorded struct {
+	Entry    Entry
+	Category string
+}
+
+// Write records e in tx and publishes Recorded. An action outside the table
+// is a programming error.
 func Write(ctx context.Context, tx *db.Tx, e Entry) error {
 	cat, ok := categories[e.Action]
 	if !ok {
@@ -105,6 +116,9 @@ func Write(ctx context.Context, tx *db.Tx, e Entry) error {
 	if _, err := tx.ExecContext(ctx, insertEntry, ids.New(), e.UserID, e.Action, cat, e.Actor, e.Summary,
 		cardID, false, meta, e.At.UTC()); err != nil {
 		return fmt.Errorf("activity: write %s: %w", e.Action, err)
+	}
+	if err := tx.Publish(ctx, Recorded{Entry: e, Category: cat}); err != nil {
+		return err
 	}
 	if e.CardID == "" || e.CardIsNew {
 		return nil

@@ -295,7 +295,7 @@ func (b *Bus) dispatch(userID string, f *Frame, catchUp bool) {
 	}
 	for i := 0; i < len(h.subs); {
 		s := h.subs[i]
-		if f.ID <= s.queued || (catchUp && !s.settled) {
+		if f.ID <= s.queued || (catchUp && !s.settled) || (f.Dashboard && !s.dashboard) {
 			i++
 			continue
 		}

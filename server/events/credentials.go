@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -20,7 +21,7 @@ import (
 // with the error a new request would get.
 
 // TypeError is the last event of a stream whose credential lapsed.
-const TypeError = "error"
+const TypeError = string(vocab.StreamEventError)
 
 // Reasons of the error event.
 const (

@@ -3,21 +3,34 @@ package events
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/render"
 )
 
-// Event types (chat.proto, ChatEvent).
+// Event types (chat.proto, ChatEvent; the stream_event vocabulary).
 const (
-	TypeConnected  = "connected"
-	TypeHeartbeat  = "heartbeat"
-	TypeNewMessage = "new_message"
-	TypeWake       = "wake"
+	TypeConnected  = string(vocab.StreamEventConnected)
+	TypeHeartbeat  = string(vocab.StreamEventHeartbeat)
+	TypeNewMessage = string(vocab.StreamEventNewMessage)
+	TypeWake       = string(vocab.StreamEventWake)
 	// TypeQueueUpdated tells a live view that a queue item changed.
-	TypeQueueUpdated = "queue_updated"
+	TypeQueueUpdated = string(vocab.StreamEventQueueUpdated)
 )
+
+// agentTypes are the types every stream carries: document 1's, queue_updated
+// and error (reconciliation 12). Every other type is the dashboard's: it is
+// stored and resumed like the rest but sent only to the dashboard's stream
+// (EventService.StreamEvents opened with a session; RULINGS "Onboarding …
+// details", Live).
+var agentTypes = []string{TypeConnected, TypeHeartbeat, TypeNewMessage, TypeWake, TypeQueueUpdated, TypeError}
+
+// DashboardOnly reports whether events of type t travel on the dashboard's
+// stream only.
+func DashboardOnly(t string) bool { return !slices.Contains(agentTypes, t) }
 
 // RetryMillis is the reconnection delay every SSE event suggests.
 const RetryMillis = 2000
@@ -30,6 +43,8 @@ type Frame struct {
 	ID  int64
 	SSE []byte
 	Msg *switchboardv1.StreamEventsResponse
+	// Dashboard marks one of the dashboard's kinds (DashboardOnly).
+	Dashboard bool
 }
 
 func newFrame(id int64, ev *switchboardv1.ChatEvent) (*Frame, error) {
@@ -37,7 +52,7 @@ func newFrame(id int64, ev *switchboardv1.ChatEvent) (*Frame, error) {
 	if err != nil {
 		return nil, fmt.Errorf("events: encode %s: %w", ev.GetType(), err)
 	}
-	f := &Frame{ID: id, Msg: &switchboardv1.StreamEventsResponse{Event: ev}}
+	f := &Frame{ID: id, Msg: &switchboardv1.StreamEventsResponse{Event: ev}, Dashboard: DashboardOnly(ev.GetType())}
 	b := make([]byte, 0, len(data)+64)
 	if id > 0 {
 		sid := strconv.FormatInt(id, 10)

@@ -49,3 +49,9 @@ func QueueUpdated(change string, it *ent.QueueItem, status string) *switchboardv
 		Item: &switchboardv1.QueueItemBrief{Id: it.ID, Title: it.Title, Status: status, Priority: string(it.Priority), Source: it.Source},
 	}
 }
+
+// Record is one of the dashboard's events (DashboardOnly): typ names what
+// changed, rc the record, for the view that shows it to read it again.
+func Record(typ string, rc *switchboardv1.RecordChange) *switchboardv1.ChatEvent {
+	return &switchboardv1.ChatEvent{Type: typ, Record: rc}
+}

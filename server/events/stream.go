@@ -24,7 +24,10 @@ type opened struct {
 }
 
 // open admits a stream: its agent name, where it resumes, its subscription.
-func (b *Bus) open(ctx context.Context, lastEventID string) (*opened, error) {
+// A Connect stream (connect) opened with the operator's session is the
+// dashboard's and takes the dashboard's kinds; the SSE stream, the agents',
+// and a key's never do.
+func (b *Bus) open(ctx context.Context, lastEventID string, connect bool) (*opened, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -41,7 +44,7 @@ func (b *Bus) open(ctx context.Context, lastEventID string) (*opened, error) {
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	sub, replay, err := b.subscribe(ctx, p.UserID, p.Credential(), after)
+	sub, replay, err := b.subscribe(ctx, p.UserID, p.Credential(), connect && p.Via == auth.ViaSession, after)
 	if errors.Is(err, ErrClosed) {
 		return nil, unavailable("the server is shutting down; reconnect")
 	} else if err != nil {
@@ -75,7 +78,7 @@ func (b *Bus) run(ctx context.Context, o *opened, send func(*Frame) error) error
 func (b *Bus) SSE() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		o, err := b.open(ctx, r.Header.Get("Last-Event-ID"))
+		o, err := b.open(ctx, r.Header.Get("Last-Event-ID"), false)
 		if err != nil {
 			httpapi.WriteREST(w, r, err)
 			return
@@ -119,7 +122,7 @@ type Service struct {
 // StreamEvents sends connected, then what the client missed after
 // last_event_id, then every event until the client leaves.
 func (s *Service) StreamEvents(ctx context.Context, req *switchboardv1.StreamEventsRequest, stream *connect.ServerStream[switchboardv1.StreamEventsResponse]) error {
-	o, err := s.Bus.open(ctx, req.GetLastEventId())
+	o, err := s.Bus.open(ctx, req.GetLastEventId(), true)
 	if err != nil {
 		// Unary errors are mapped by an interceptor; streams map their own.
 		return apperr.ToConnect(apperr.Report(ctx, err))

@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -12,6 +13,9 @@ type Subscription struct {
 	bus    *Bus
 	userID string
 	cred   auth.Credential // what opened the stream; zero for none
+	// dashboard: the dashboard's stream, which also takes the dashboard's
+	// kinds (Frame.Dashboard); every other stream skips them.
+	dashboard bool
 	// c is the queue its stream's goroutine reads (Pump). An SSE stream on a
 	// hijacked connection moves to out instead, and c is then nil (conn.go).
 	c chan *Frame
@@ -35,14 +39,15 @@ var (
 // Last-Event-ID) it also returns the stored events after that id, to send
 // before anything from the subscription; the subscription may repeat some of
 // them, which Pump skips. With after < 0 the stream starts now.
+// It takes document 1's events only, not the dashboard's kinds.
 func (b *Bus) Subscribe(ctx context.Context, userID string, after int64) (*Subscription, []*Frame, error) {
-	return b.subscribe(ctx, userID, auth.Credential{}, after)
+	return b.subscribe(ctx, userID, auth.Credential{}, false, after)
 }
 
 // subscribe is Subscribe for a stream opened with cred, which ends it when
-// it lapses.
-func (b *Bus) subscribe(ctx context.Context, userID string, cred auth.Credential, after int64) (*Subscription, []*Frame, error) {
-	s := &Subscription{bus: b, userID: userID, cred: cred, c: make(chan *Frame, b.cfg.Buffer)}
+// it lapses; a dashboard stream takes the dashboard's kinds too.
+func (b *Bus) subscribe(ctx context.Context, userID string, cred auth.Credential, dashboard bool, after int64) (*Subscription, []*Frame, error) {
+	s := &Subscription{bus: b, userID: userID, cred: cred, dashboard: dashboard, c: make(chan *Frame, b.cfg.Buffer)}
 	// Join first, then read the store: an event committed in between is then
 	// both replayed and delivered (and skipped once), never neither.
 	b.mu.Lock()
@@ -92,7 +97,15 @@ func (b *Bus) subscribe(ctx context.Context, userID string, cred auth.Credential
 			return nil, nil, err
 		}
 	}
-	return s, replay, nil
+	return s, s.takes(replay), nil
+}
+
+// takes answers the frames of fs this subscription is sent.
+func (s *Subscription) takes(fs []*Frame) []*Frame {
+	if s.dashboard {
+		return fs
+	}
+	return slices.DeleteFunc(fs, func(f *Frame) bool { return f.Dashboard })
 }
 
 // Close leaves the bus; the subscription's channel is closed if it was not.
@@ -202,6 +215,6 @@ func (b *Bus) Pump(ctx context.Context, s *Subscription, last int64, send func(*
 // protocols (A2A). Pump ends it with an error wrapping the refusal
 // (*apperr.Error) when that credential lapses.
 func (b *Bus) SubscribeFor(ctx context.Context, p *auth.Principal) (*Subscription, error) {
-	sub, _, err := b.subscribe(ctx, p.UserID, p.Credential(), -1)
+	sub, _, err := b.subscribe(ctx, p.UserID, p.Credential(), false, -1)
 	return sub, err
 }

@@ -62,6 +62,15 @@ func chatFixtures() []fixture {
 			Type: "queue_updated", Change: proto.String("deleted"),
 			Item: &switchboardv1.QueueItemBrief{Id: "ckq0item0000full", Title: "Call back", Status: "ready", Priority: "low"},
 		}}),
+		// The dashboard's kinds (issue 31): a record with every field, and one
+		// with only the always-present ones.
+		single("StreamEventsResponse", "relay_acked", &switchboardv1.StreamEventsResponse{Id: proto.String("46"), Event: &switchboardv1.ChatEvent{
+			Type: "relay_acked", Record: &switchboardv1.RecordChange{Id: "ckx5f0a1b0000qzrmrelay0001", Change: "updated",
+				Brief: proto.String("Send the deck"), ConnectionId: proto.String("ckx5f0a1b0000qzrmconn00001"), State: proto.String("accepted")},
+		}}),
+		single("StreamEventsResponse", "card_changed_sparse", &switchboardv1.StreamEventsResponse{Id: proto.String("47"), Event: &switchboardv1.ChatEvent{
+			Type: "card_changed", Record: &switchboardv1.RecordChange{Change: "updated"},
+		}}),
 		// ListMentions answers the bare array on REST (response_body "results").
 		{message: "ListMentionsResponse", variant: "person_and_team", msg: mentionsFixture(), restBody: mentionsFixture().GetResults(), restField: "results"},
 		{message: "ListMentionsResponse", variant: "none", msg: &switchboardv1.ListMentionsResponse{}, restBody: []*switchboardv1.Mention(nil), restField: "results"},

@@ -69,6 +69,21 @@ type RelayTaken struct {
 	Connection *ent.NetworkConnection
 }
 
+// ConnectionDeclined is published in the unit of work that declines a
+// peer's request to connect (the peer is not told, and no activity names
+// it), so that the operator's views follow it.
+type ConnectionDeclined struct {
+	Connection *ent.NetworkConnection
+}
+
+// RelayReceived is published in the unit of work that records a relay from
+// a connection's peer for its recipient (taken, filtered or held for review;
+// not a duplicate), so that the recipient's views follow it.
+type RelayReceived struct {
+	Relay      *ent.Relay
+	Connection *ent.NetworkConnection
+}
+
 // RelayAcked is published in the unit of work that applies a peer's ack to
 // a relay this side sent, so that records waiting on the answer (an invite
 // over the network, server/groups) follow it.

@@ -32,6 +32,7 @@ import { SettingsService } from "./gen/switchboard/v1/settings_pb";
 import { StoreAdminService } from "./gen/switchboard/v1/store_admin_pb";
 import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
 import { StoreService } from "./gen/switchboard/v1/store_pb";
+import { DashboardService } from "./gen/switchboard/v1/dashboard_pb";
 import { TeamService } from "./gen/switchboard/v1/teams_pb";
 
 export const transport = createConnectTransport({
@@ -55,6 +56,7 @@ export const api = {
   chat: createClient(SharedChatService, transport),
   events: createClient(EventService, transport),
   contacts: createClient(ContactService, transport),
+  dashboard: createClient(DashboardService, transport),
   developer: createClient(DeveloperService, transport),
   developerPortal: createClient(DeveloperPortalService, transport),
   documents: createClient(DocumentService, transport),

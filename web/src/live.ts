@@ -2,7 +2,24 @@
 // while the operator is logged in and resumed with last_event_id after a drop,
 // so no message is lost across reconnects.
 import { api, isAbort, isUnauthenticated } from "./api";
-import type { ChatMessage, QueueItemBrief, WakeMetadata } from "./gen/switchboard/v1/chat_pb";
+import type { ChatMessage, QueueItemBrief, RecordChange, WakeMetadata } from "./gen/switchboard/v1/chat_pb";
+import { StreamEvent } from "./gen/vocabulary_terms";
+
+// RecordEvent is one of the dashboard's kinds (card_changed, contact_changed,
+// the connection and relay kinds, store_changed, economy_changed): which,
+// and the record that changed. Dispatched as "record".
+export type RecordEvent = { type: string; record?: RecordChange };
+
+// The types every stream carries; any other the server sends is one of the
+// dashboard's kinds.
+const agentTypes = new Set<string>([
+  StreamEvent.Connected,
+  StreamEvent.Heartbeat,
+  StreamEvent.NewMessage,
+  StreamEvent.Wake,
+  StreamEvent.QueueUpdated,
+  StreamEvent.Error,
+]);
 
 export type LiveState = "connecting" | "live" | "down";
 
@@ -47,19 +64,23 @@ export class Live extends EventTarget {
           const ev = res.event;
           if (!ev) continue;
           switch (ev.type) {
-            case "connected":
+            case StreamEvent.Connected:
               delay = 1000;
               this.setState("live");
               break;
-            case "new_message":
+            case StreamEvent.NewMessage:
               if (ev.message) this.dispatchEvent(new CustomEvent<ChatMessage>("message", { detail: ev.message }));
               break;
-            case "wake":
+            case StreamEvent.Wake:
               this.dispatchEvent(new CustomEvent<WakeMetadata | undefined>("wake", { detail: ev.metadata }));
               break;
-            case "queue_updated":
+            case StreamEvent.QueueUpdated:
               this.dispatchEvent(new CustomEvent<QueueItemBrief | undefined>("queue", { detail: ev.item }));
               break;
+            default:
+              if (!agentTypes.has(ev.type)) {
+                this.dispatchEvent(new CustomEvent<RecordEvent>("record", { detail: { type: ev.type, record: ev.record } }));
+              }
           }
         }
       } catch (e) {

@@ -7,7 +7,7 @@ import "./style.css";
 import { api, isUnauthenticated } from "./api";
 import { h, replace } from "./dom";
 import { live, metadataOf } from "./live";
-import { announce, navigateEvent, onRefresh } from "./refresh";
+import { announce, navigateEvent, onRefresh, type Topic } from "./refresh";
 import { errorBox, sessionEvents, type View } from "./ui";
 import { adminView } from "./views/admin";
 import { assistantView } from "./views/assistant";
@@ -26,7 +26,9 @@ import { queueView } from "./views/queue";
 import { settingsView } from "./views/settings";
 import { storeView } from "./views/store";
 import { teamsView } from "./views/teams";
-import { QueueStatus } from "./gen/vocabulary_terms";
+import { QueueStatus, StreamEvent } from "./gen/vocabulary_terms";
+import type { RecordEvent } from "./live";
+import { tabBadges, waiting } from "./waiting";
 
 const app = document.getElementById("app")!;
 
@@ -177,6 +179,8 @@ async function logout(): Promise<void> {
 function startShell(): void {
   const links = new Map<TabId, HTMLAnchorElement>();
   const badge = h("span", { class: "badge", hidden: true });
+  // What waits for an answer, on the tab where it is answered.
+  const waitingStops: (() => void)[] = [];
   const nav = h(
     "nav",
     { class: "tabs", "aria-label": "Views" },
@@ -184,7 +188,9 @@ function startShell(): void {
       "ul",
       null,
       tabs.map((t) => {
-        const a = h("a", { href: `#/${t.id}`, "data-tab": t.id }, t.title, t.id === "now" ? badge : null);
+        const w = tabBadges(t.id);
+        waitingStops.push(w.stop);
+        const a = h("a", { href: `#/${t.id}`, "data-tab": t.id }, t.title, t.id === "now" ? badge : null, w.els);
         links.set(t.id, a);
         // Admin shows once the server says the caller is the admin (below).
         return h("li", { hidden: t.id === "admin" }, a);
@@ -236,6 +242,7 @@ function startShell(): void {
     }
   };
   void refreshBadge();
+  void waiting.refresh();
   // Only the admin may read the federation status: its answer tells whether
   // the Admin tab is theirs.
   api.federation.getFederationStatus({}).then(
@@ -245,8 +252,14 @@ function startShell(): void {
     },
     () => {},
   );
-  const offBadge = onRefresh("now", () => void refreshBadge());
-  const badgeTimer = setInterval(() => void refreshBadge(), 60_000);
+  const offBadge = onRefresh("now", () => {
+    void refreshBadge();
+    void waiting.refresh();
+  });
+  const badgeTimer = setInterval(() => {
+    void refreshBadge();
+    void waiting.refresh();
+  }, 60_000);
 
   // What the stream tells becomes the spec's window events, so every view
   // (and any embedded widget) refreshes: a comms message about a queue item
@@ -259,12 +272,35 @@ function startShell(): void {
   const onWake = () => announce("now", "queue");
   // queue_updated: an item was created, changed or deleted, by anyone.
   const onQueue = () => announce("queue", "now", "board");
+  // The dashboard's kinds: the views that show the record read it again,
+  // and the waiting counts with them (Now's refresh asks for them). A burst
+  // of changes (an agent filing ten cards) is read again once.
+  const due = new Set<Topic>();
+  let dueTimer: ReturnType<typeof setTimeout> | undefined;
+  const soon = (...topics: Topic[]) => {
+    topics.forEach((t) => due.add(t));
+    dueTimer ??= setTimeout(() => {
+      dueTimer = undefined;
+      const all = [...due];
+      due.clear();
+      announce(...all);
+    }, 100);
+  };
+  const onRecord = (e: Event) => {
+    const t = (e as CustomEvent<RecordEvent>).detail.type;
+    if (t === StreamEvent.CardChanged) soon("board", "now", "activity");
+    else if (t === StreamEvent.ContactChanged) soon("contacts", "activity");
+    else if (t === StreamEvent.StoreChanged) soon("store", "now");
+    else if (t === StreamEvent.EconomyChanged) soon("now", "activity");
+    else soon("network", "now", "activity");
+  };
   const onLiveEnd = () => {
     if (shell) showLogin("Your session has ended. Log in again.");
   };
   live.addEventListener("message", onMessage);
   live.addEventListener("wake", onWake);
   live.addEventListener("queue", onQueue);
+  live.addEventListener("record", onRecord);
   live.addEventListener("state", showLive);
   live.addEventListener("unauthenticated", onLiveEnd);
   live.start();
@@ -275,6 +311,9 @@ function startShell(): void {
     live.removeEventListener("message", onMessage);
     live.removeEventListener("wake", onWake);
     live.removeEventListener("queue", onQueue);
+    live.removeEventListener("record", onRecord);
+    clearTimeout(dueTimer);
+    waitingStops.forEach((stop) => stop());
     live.removeEventListener("state", showLive);
     live.removeEventListener("unauthenticated", onLiveEnd);
   };

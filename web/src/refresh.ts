@@ -4,7 +4,9 @@
 // views listen to them.
 import { QueueStatus } from "./gen/vocabulary_terms";
 
-export type Topic = "now" | "board" | "queue" | "comms" | "activity";
+// The spec's five, and those of the views the live stream's dashboard kinds
+// refresh (issue 31): contacts, network, store.
+export type Topic = "now" | "board" | "queue" | "comms" | "activity" | "contacts" | "network" | "store";
 
 export function eventName(topic: Topic): string {
   return `service:${topic}-refresh`;

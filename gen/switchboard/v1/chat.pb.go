@@ -750,7 +750,8 @@ type ChatEvent struct {
 	// is the last event of an SSE stream whose credential lapsed (a Connect
 	// stream ends with the error itself instead). queue_updated tells every
 	// subscriber of the account that a queue item was created, changed or
-	// deleted (agents may ignore it).
+	// deleted (agents may ignore it). The dashboard's stream also carries the
+	// dashboard's kinds, each with record.
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// connected: this stream's id and the attributed agent name.
 	ClientId  *string `protobuf:"bytes,2,opt,name=client_id,json=clientId,proto3,oneof" json:"client_id,omitempty"`
@@ -765,8 +766,11 @@ type ChatEvent struct {
 	Metadata *WakeMetadata `protobuf:"bytes,7,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	// queue_updated: what happened to the item, and the item as it is now (as
 	// it was, for deleted).
-	Change        *string         `protobuf:"bytes,8,opt,name=change,proto3,oneof" json:"change,omitempty"`
-	Item          *QueueItemBrief `protobuf:"bytes,9,opt,name=item,proto3" json:"item,omitempty"`
+	Change *string         `protobuf:"bytes,8,opt,name=change,proto3,oneof" json:"change,omitempty"`
+	Item   *QueueItemBrief `protobuf:"bytes,9,opt,name=item,proto3" json:"item,omitempty"`
+	// The dashboard's kinds: the record that changed, for the view that shows
+	// it to read it again.
+	Record        *RecordChange `protobuf:"bytes,10,opt,name=record,proto3" json:"record,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -864,6 +868,100 @@ func (x *ChatEvent) GetItem() *QueueItemBrief {
 	return nil
 }
 
+func (x *ChatEvent) GetRecord() *RecordChange {
+	if x != nil {
+		return x.Record
+	}
+	return nil
+}
+
+// RecordChange names a record one of the dashboard's views shows, small on
+// purpose: the view reads what it shows again from its own route.
+type RecordChange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record: the card (card_changed), contact, connection, relay (this
+	// side's id), store listing or execution, contract; empty when the change
+	// touched no one record (a board scan).
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// What happened to it.
+	Change string `protobuf:"bytes,2,opt,name=change,proto3" json:"change,omitempty"`
+	// A line for people: the card's title, the contact's name, the peer, the
+	// relay's subject, the activity's summary.
+	Brief *string `protobuf:"bytes,3,opt,name=brief,proto3,oneof" json:"brief,omitempty"`
+	// The connection a connection, relay or engagement event is about.
+	ConnectionId *string `protobuf:"bytes,4,opt,name=connection_id,json=connectionId,proto3,oneof" json:"connection_id,omitempty"`
+	// The record's state after the change where it has one: a connection's
+	// status, a relay's state.
+	State         *string `protobuf:"bytes,5,opt,name=state,proto3,oneof" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordChange) Reset() {
+	*x = RecordChange{}
+	mi := &file_switchboard_v1_chat_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordChange) ProtoMessage() {}
+
+func (x *RecordChange) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_chat_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordChange.ProtoReflect.Descriptor instead.
+func (*RecordChange) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_chat_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RecordChange) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *RecordChange) GetChange() string {
+	if x != nil {
+		return x.Change
+	}
+	return ""
+}
+
+func (x *RecordChange) GetBrief() string {
+	if x != nil && x.Brief != nil {
+		return *x.Brief
+	}
+	return ""
+}
+
+func (x *RecordChange) GetConnectionId() string {
+	if x != nil && x.ConnectionId != nil {
+		return *x.ConnectionId
+	}
+	return ""
+}
+
+func (x *RecordChange) GetState() string {
+	if x != nil && x.State != nil {
+		return *x.State
+	}
+	return ""
+}
+
 // QueueItemBrief is what a live view of the queue needs of an item.
 type QueueItemBrief struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -879,7 +977,7 @@ type QueueItemBrief struct {
 
 func (x *QueueItemBrief) Reset() {
 	*x = QueueItemBrief{}
-	mi := &file_switchboard_v1_chat_proto_msgTypes[12]
+	mi := &file_switchboard_v1_chat_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -891,7 +989,7 @@ func (x *QueueItemBrief) String() string {
 func (*QueueItemBrief) ProtoMessage() {}
 
 func (x *QueueItemBrief) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_chat_proto_msgTypes[12]
+	mi := &file_switchboard_v1_chat_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -904,7 +1002,7 @@ func (x *QueueItemBrief) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueItemBrief.ProtoReflect.Descriptor instead.
 func (*QueueItemBrief) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_chat_proto_rawDescGZIP(), []int{12}
+	return file_switchboard_v1_chat_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *QueueItemBrief) GetId() string {
@@ -954,7 +1052,7 @@ type WakeMetadata struct {
 
 func (x *WakeMetadata) Reset() {
 	*x = WakeMetadata{}
-	mi := &file_switchboard_v1_chat_proto_msgTypes[13]
+	mi := &file_switchboard_v1_chat_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -966,7 +1064,7 @@ func (x *WakeMetadata) String() string {
 func (*WakeMetadata) ProtoMessage() {}
 
 func (x *WakeMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_chat_proto_msgTypes[13]
+	mi := &file_switchboard_v1_chat_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -979,7 +1077,7 @@ func (x *WakeMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeMetadata.ProtoReflect.Descriptor instead.
 func (*WakeMetadata) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_chat_proto_rawDescGZIP(), []int{13}
+	return file_switchboard_v1_chat_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *WakeMetadata) GetQueueItemId() string {
@@ -1073,9 +1171,9 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\x14StreamEventsResponse\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tH\x00R\x02id\x88\x01\x01\x12/\n" +
 	"\x05event\x18\x02 \x01(\v2\x19.switchboard.v1.ChatEventR\x05eventB\x05\n" +
-	"\x03_id\"\xd6\x03\n" +
-	"\tChatEvent\x12\x12\n" +
-	"\x04type\x18\x01 \x01(\tR\x04type\x12 \n" +
+	"\x03_id\"\x9e\x04\n" +
+	"\tChatEvent\x12$\n" +
+	"\x04type\x18\x01 \x01(\tB\x10\xba\xf5\x18\fstream_eventR\x04type\x12 \n" +
 	"\tclient_id\x18\x02 \x01(\tH\x00R\bclientId\x88\x01\x01\x12\"\n" +
 	"\n" +
 	"agent_name\x18\x03 \x01(\tH\x01R\tagentName\x88\x01\x01\x12=\n" +
@@ -1084,14 +1182,25 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\x06reason\x18\x06 \x01(\tH\x03R\x06reason\x88\x01\x01\x128\n" +
 	"\bmetadata\x18\a \x01(\v2\x1c.switchboard.v1.WakeMetadataR\bmetadata\x12-\n" +
 	"\x06change\x18\b \x01(\tB\x10\xba\xf5\x18\fqueue_changeH\x04R\x06change\x88\x01\x01\x122\n" +
-	"\x04item\x18\t \x01(\v2\x1e.switchboard.v1.QueueItemBriefR\x04itemB\f\n" +
+	"\x04item\x18\t \x01(\v2\x1e.switchboard.v1.QueueItemBriefR\x04item\x124\n" +
+	"\x06record\x18\n" +
+	" \x01(\v2\x1c.switchboard.v1.RecordChangeR\x06recordB\f\n" +
 	"\n" +
 	"_client_idB\r\n" +
 	"\v_agent_nameB\f\n" +
 	"\n" +
 	"_timestampB\t\n" +
 	"\a_reasonB\t\n" +
-	"\a_change\"\xb2\x01\n" +
+	"\a_change\"\xce\x01\n" +
+	"\fRecordChange\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12(\n" +
+	"\x06change\x18\x02 \x01(\tB\x10\xba\xf5\x18\fqueue_changeR\x06change\x12\x19\n" +
+	"\x05brief\x18\x03 \x01(\tH\x00R\x05brief\x88\x01\x01\x12(\n" +
+	"\rconnection_id\x18\x04 \x01(\tH\x01R\fconnectionId\x88\x01\x01\x12\x19\n" +
+	"\x05state\x18\x05 \x01(\tH\x02R\x05state\x88\x01\x01B\b\n" +
+	"\x06_briefB\x10\n" +
+	"\x0e_connection_idB\b\n" +
+	"\x06_state\"\xb2\x01\n" +
 	"\x0eQueueItemBrief\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12(\n" +
@@ -1126,7 +1235,7 @@ func file_switchboard_v1_chat_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_chat_proto_rawDescData
 }
 
-var file_switchboard_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_switchboard_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_switchboard_v1_chat_proto_goTypes = []any{
 	(*ChatMessage)(nil),           // 0: switchboard.v1.ChatMessage
 	(*ListMessagesRequest)(nil),   // 1: switchboard.v1.ListMessagesRequest
@@ -1140,35 +1249,37 @@ var file_switchboard_v1_chat_proto_goTypes = []any{
 	(*StreamEventsRequest)(nil),   // 9: switchboard.v1.StreamEventsRequest
 	(*StreamEventsResponse)(nil),  // 10: switchboard.v1.StreamEventsResponse
 	(*ChatEvent)(nil),             // 11: switchboard.v1.ChatEvent
-	(*QueueItemBrief)(nil),        // 12: switchboard.v1.QueueItemBrief
-	(*WakeMetadata)(nil),          // 13: switchboard.v1.WakeMetadata
-	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
+	(*RecordChange)(nil),          // 12: switchboard.v1.RecordChange
+	(*QueueItemBrief)(nil),        // 13: switchboard.v1.QueueItemBrief
+	(*WakeMetadata)(nil),          // 14: switchboard.v1.WakeMetadata
+	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
 }
 var file_switchboard_v1_chat_proto_depIdxs = []int32{
-	14, // 0: switchboard.v1.ChatMessage.cleared_at:type_name -> google.protobuf.Timestamp
-	14, // 1: switchboard.v1.ChatMessage.created_at:type_name -> google.protobuf.Timestamp
+	15, // 0: switchboard.v1.ChatMessage.cleared_at:type_name -> google.protobuf.Timestamp
+	15, // 1: switchboard.v1.ChatMessage.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 2: switchboard.v1.ListMessagesResponse.messages:type_name -> switchboard.v1.ChatMessage
 	3,  // 3: switchboard.v1.ListMessagesResponse.pagination:type_name -> switchboard.v1.ChatPagination
-	14, // 4: switchboard.v1.SendMessageResponse.created_at:type_name -> google.protobuf.Timestamp
+	15, // 4: switchboard.v1.SendMessageResponse.created_at:type_name -> google.protobuf.Timestamp
 	8,  // 5: switchboard.v1.ListMentionsResponse.results:type_name -> switchboard.v1.Mention
 	11, // 6: switchboard.v1.StreamEventsResponse.event:type_name -> switchboard.v1.ChatEvent
-	14, // 7: switchboard.v1.ChatEvent.timestamp:type_name -> google.protobuf.Timestamp
+	15, // 7: switchboard.v1.ChatEvent.timestamp:type_name -> google.protobuf.Timestamp
 	0,  // 8: switchboard.v1.ChatEvent.message:type_name -> switchboard.v1.ChatMessage
-	13, // 9: switchboard.v1.ChatEvent.metadata:type_name -> switchboard.v1.WakeMetadata
-	12, // 10: switchboard.v1.ChatEvent.item:type_name -> switchboard.v1.QueueItemBrief
-	1,  // 11: switchboard.v1.SharedChatService.ListMessages:input_type -> switchboard.v1.ListMessagesRequest
-	4,  // 12: switchboard.v1.SharedChatService.SendMessage:input_type -> switchboard.v1.SendMessageRequest
-	6,  // 13: switchboard.v1.SharedChatService.ListMentions:input_type -> switchboard.v1.ListMentionsRequest
-	9,  // 14: switchboard.v1.EventService.StreamEvents:input_type -> switchboard.v1.StreamEventsRequest
-	2,  // 15: switchboard.v1.SharedChatService.ListMessages:output_type -> switchboard.v1.ListMessagesResponse
-	5,  // 16: switchboard.v1.SharedChatService.SendMessage:output_type -> switchboard.v1.SendMessageResponse
-	7,  // 17: switchboard.v1.SharedChatService.ListMentions:output_type -> switchboard.v1.ListMentionsResponse
-	10, // 18: switchboard.v1.EventService.StreamEvents:output_type -> switchboard.v1.StreamEventsResponse
-	15, // [15:19] is the sub-list for method output_type
-	11, // [11:15] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	14, // 9: switchboard.v1.ChatEvent.metadata:type_name -> switchboard.v1.WakeMetadata
+	13, // 10: switchboard.v1.ChatEvent.item:type_name -> switchboard.v1.QueueItemBrief
+	12, // 11: switchboard.v1.ChatEvent.record:type_name -> switchboard.v1.RecordChange
+	1,  // 12: switchboard.v1.SharedChatService.ListMessages:input_type -> switchboard.v1.ListMessagesRequest
+	4,  // 13: switchboard.v1.SharedChatService.SendMessage:input_type -> switchboard.v1.SendMessageRequest
+	6,  // 14: switchboard.v1.SharedChatService.ListMentions:input_type -> switchboard.v1.ListMentionsRequest
+	9,  // 15: switchboard.v1.EventService.StreamEvents:input_type -> switchboard.v1.StreamEventsRequest
+	2,  // 16: switchboard.v1.SharedChatService.ListMessages:output_type -> switchboard.v1.ListMessagesResponse
+	5,  // 17: switchboard.v1.SharedChatService.SendMessage:output_type -> switchboard.v1.SendMessageResponse
+	7,  // 18: switchboard.v1.SharedChatService.ListMentions:output_type -> switchboard.v1.ListMentionsResponse
+	10, // 19: switchboard.v1.EventService.StreamEvents:output_type -> switchboard.v1.StreamEventsResponse
+	16, // [16:20] is the sub-list for method output_type
+	12, // [12:16] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_chat_proto_init() }
@@ -1184,13 +1295,14 @@ func file_switchboard_v1_chat_proto_init() {
 	file_switchboard_v1_chat_proto_msgTypes[10].OneofWrappers = []any{}
 	file_switchboard_v1_chat_proto_msgTypes[11].OneofWrappers = []any{}
 	file_switchboard_v1_chat_proto_msgTypes[12].OneofWrappers = []any{}
+	file_switchboard_v1_chat_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_chat_proto_rawDesc), len(file_switchboard_v1_chat_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

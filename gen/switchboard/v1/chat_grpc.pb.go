@@ -224,10 +224,15 @@ const (
 //
 // EventService is the shared-chat event stream for typed clients: the same
 // events as the Server-Sent Events stream at GET /api/v2/shared-chat/stream.
-// It has no REST binding (Connect, gRPC and gRPC-Web only).
+// Opened with the operator's session it is the dashboard's stream and
+// carries the dashboard's kinds too (card_changed, contact_changed, the
+// connection and relay kinds, store_changed, economy_changed: the
+// stream_event vocabulary), which the SSE stream and a stream opened with a
+// key never carry. It has no REST binding (Connect, gRPC and gRPC-Web only).
 type EventServiceClient interface {
 	// StreamEvents sends connected first, then new_message, wake and heartbeat
-	// events until the client goes away.
+	// events (and, to a session, the dashboard's kinds) until the client goes
+	// away.
 	StreamEvents(ctx context.Context, in *StreamEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamEventsResponse], error)
 }
 
@@ -264,10 +269,15 @@ type EventService_StreamEventsClient = grpc.ServerStreamingClient[StreamEventsRe
 //
 // EventService is the shared-chat event stream for typed clients: the same
 // events as the Server-Sent Events stream at GET /api/v2/shared-chat/stream.
-// It has no REST binding (Connect, gRPC and gRPC-Web only).
+// Opened with the operator's session it is the dashboard's stream and
+// carries the dashboard's kinds too (card_changed, contact_changed, the
+// connection and relay kinds, store_changed, economy_changed: the
+// stream_event vocabulary), which the SSE stream and a stream opened with a
+// key never carry. It has no REST binding (Connect, gRPC and gRPC-Web only).
 type EventServiceServer interface {
 	// StreamEvents sends connected first, then new_message, wake and heartbeat
-	// events until the client goes away.
+	// events (and, to a session, the dashboard's kinds) until the client goes
+	// away.
 	StreamEvents(*StreamEventsRequest, grpc.ServerStreamingServer[StreamEventsResponse]) error
 }
 

@@ -249,7 +249,15 @@ func (s *Service) DeclineConnection(ctx context.Context, req *switchboardv1.Decl
 	if row.Direction != networkconnection.DirectionInbound || row.Status != networkconnection.StatusPending {
 		return nil, apperr.IllegalMove("only a pending request from a peer can be declined; this one is %s %s", row.Direction, row.Status)
 	}
-	row, err = row.Update().SetStatus(networkconnection.StatusDeclined).Save(ctx)
+	row, err = db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
+		row, err := tx.NetworkConnection.UpdateOneID(row.ID).SetStatus(networkconnection.StatusDeclined).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// The activity names no decline (issue 15); the operator's views
+		// still follow it.
+		return row, tx.Publish(ctx, network.ConnectionDeclined{Connection: row})
+	})
 	if err != nil {
 		return nil, err
 	}

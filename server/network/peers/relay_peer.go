@@ -175,8 +175,22 @@ func inboundOf(c *ent.NetworkConnection, req *switchboardv1.ReceiveRelayRequest)
 		Handling: h, Invite: invite}, nil
 }
 
-// receive records the relay and does what its kind asks, in tx.
+// receive records the relay and does what its kind asks, in tx, and
+// publishes RelayReceived for a relay it had not received before.
 func (s *Service) receive(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *network.Inbound) (*switchboardv1.ReceiveRelayResponse, error) {
+	res, err := s.take(ctx, tx, c, to, in)
+	if err != nil || res.Duplicate != nil {
+		return res, err
+	}
+	row, err := tx.Relay.Query().Where(relay.ConnectionID(c.ID), relay.DirectionEQ(relay.DirectionInbound),
+		relay.RelayID(in.RelayID)).Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return res, tx.Publish(ctx, network.RelayReceived{Relay: row, Connection: c})
+}
+
+func (s *Service) take(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *network.Inbound) (*switchboardv1.ReceiveRelayResponse, error) {
 	prior, err := tx.Relay.Query().Where(relay.ConnectionID(c.ID), relay.DirectionEQ(relay.DirectionInbound),
 		relay.RelayID(in.RelayID)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {

@@ -262,8 +262,15 @@ func (s *Service) ReleaseRelay(ctx context.Context, req *switchboardv1.ReleaseRe
 			return err
 		}
 		id = r.ID
-		_, err = s.core.Take(ctx, tx, c, to, in, s.core.InboundRow(tx, c, to, in).SetID(r.ID))
-		return err
+		if _, err = s.core.Take(ctx, tx, c, to, in, s.core.InboundRow(tx, c, to, in).SetID(r.ID)); err != nil {
+			return err
+		}
+		// Released, it is delivered now.
+		taken, err := tx.Relay.Get(ctx, r.ID)
+		if err != nil {
+			return err
+		}
+		return tx.Publish(ctx, network.RelayReceived{Relay: taken, Connection: c})
 	})
 	if err != nil {
 		return nil, err

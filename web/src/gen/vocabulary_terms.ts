@@ -56,6 +56,27 @@ export const QueueChange = {
 } as const;
 export type QueueChange = (typeof QueueChange)[keyof typeof QueueChange];
 
+// The values of the vocabulary stream_event.
+export const StreamEvent = {
+  Connected: "connected",
+  Heartbeat: "heartbeat",
+  NewMessage: "new_message",
+  Wake: "wake",
+  QueueUpdated: "queue_updated",
+  Error: "error",
+  CardChanged: "card_changed",
+  ContactChanged: "contact_changed",
+  ConnectionRequested: "connection_requested",
+  ConnectionAccepted: "connection_accepted",
+  ConnectionDeclined: "connection_declined",
+  ConnectionRemoved: "connection_removed",
+  RelayDelivered: "relay_delivered",
+  RelayAcked: "relay_acked",
+  StoreChanged: "store_changed",
+  EconomyChanged: "economy_changed",
+} as const;
+export type StreamEvent = (typeof StreamEvent)[keyof typeof StreamEvent];
+
 // The values of the vocabulary confirm_action.
 export const ConfirmAction = {
   Approve: "approve",

@@ -4,7 +4,7 @@
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { Contact, ContactDetail } from "../gen/switchboard/v1/contacts_pb";
-import { announce } from "../refresh";
+import { announce, onRefresh } from "../refresh";
 import { Region, chip, dueDate, emptyState, pageOf, pager, reportUnauthenticated, toast, type View } from "../ui";
 import { termLabel } from "../vocabulary";
 import { contactEditForm, deleteContact } from "./contactEdit";
@@ -289,5 +289,18 @@ export function contactsView(params: URLSearchParams, id?: string): View {
       return box;
     });
   if (id) void loadSide(id);
-  return { el, unmount: () => clearTimeout(timer) };
+  // Live: a contact made or changed anywhere (issue 31). The open detail is
+  // read again unless the operator is working in it (focus inside, or its
+  // edit form open).
+  const off = onRefresh("contacts", () => {
+    void load();
+    if (id && !side.el.contains(document.activeElement) && !side.el.querySelector("form")) void loadSide(id);
+  });
+  return {
+    el,
+    unmount: () => {
+      clearTimeout(timer);
+      off();
+    },
+  };
 }

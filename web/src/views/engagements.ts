@@ -11,7 +11,8 @@ import { api } from "../api";
 import { h, replace, uid } from "../dom";
 import type { Contract, ProviderMatch } from "../gen/switchboard/v1/economy_pb";
 import type { ChatMessage } from "../gen/switchboard/v1/chat_pb";
-import { live, metadataOf } from "../live";
+import { live, metadataOf, type RecordEvent } from "../live";
+import { StreamEvent } from "../gen/vocabulary_terms";
 import { centsOf, centsText } from "../money";
 import { Region, act, chip, emptyState, pager, timeOf, type View } from "../ui";
 import { termLabel, terms } from "../vocabulary";
@@ -220,9 +221,15 @@ export function engagementsView(params: URLSearchParams, id?: string): View {
   );
 
   // The other side moved: load again, or, while the operator writes,
-  // offer the changes instead of throwing the words away.
-  const onMessage = (e: Event) => {
-    const about = metadataOf((e as CustomEvent<ChatMessage>).detail).contractId;
+  // offer the changes instead of throwing the words away. A move arrives
+  // as a comms message to the side that did not make it, and as
+  // economy_changed to both (issue 31).
+  const onMessage = (e: Event) => changed(metadataOf((e as CustomEvent<ChatMessage>).detail).contractId);
+  const onRecord = (e: Event) => {
+    const r = (e as CustomEvent<RecordEvent>).detail;
+    if (r.type === StreamEvent.EconomyChanged) changed(r.record?.id ?? "");
+  };
+  const changed = (about: string) => {
     if (!about) return;
     if (!id) {
       void load();
@@ -244,12 +251,14 @@ export function engagementsView(params: URLSearchParams, id?: string): View {
     );
   };
   live.addEventListener("message", onMessage);
+  live.addEventListener("record", onRecord);
   if (id) loadDetail();
   else void load();
   return {
     el,
     unmount() {
       live.removeEventListener("message", onMessage);
+      live.removeEventListener("record", onRecord);
     },
   };
 }

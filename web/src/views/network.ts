@@ -12,6 +12,7 @@ import { h, uid } from "../dom";
 import type { NetworkConnection, NetworkPreferences } from "../gen/switchboard/v1/network_pb";
 import { Region, act, chip, confirmStep, emptyState, timeOf, toast, type View } from "../ui";
 import { termLabel, terms } from "../vocabulary";
+import { onRefresh } from "../refresh";
 import { jobsPanel } from "./networkJobs";
 import { relaysSection, sendForm } from "./networkRelays";
 import { ConnectionStatus } from "../gen/vocabulary_terms";
@@ -258,5 +259,11 @@ export function networkView(): View {
     h("section", { class: "panel", "aria-labelledby": "network-jobs" }, h("h2", { id: "network-jobs" }, "Jobs and capabilities"), jobs.el),
     h("section", { class: "panel", "aria-labelledby": "network-preferences" }, h("h2", { id: "network-preferences" }, "Relay preferences"), preferencesSection()),
   );
-  return { el, unmount: () => {} };
+  // Live: a request, an answer, a relay or an ack from the other side
+  // (issue 31).
+  const off = onRefresh("network", () => {
+    connections.reload();
+    relays.reload();
+  });
+  return { el, unmount: off };
 }

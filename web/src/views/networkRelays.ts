@@ -6,6 +6,7 @@ import { api } from "../api";
 import { h, replace, uid } from "../dom";
 import type { NetworkConnection } from "../gen/switchboard/v1/network_pb";
 import type { ReceiveRelayResponse, Relay } from "../gen/switchboard/v1/network_relay_pb";
+import { announce } from "../refresh";
 import { Region, act, chip, emptyState, timeOf, toast } from "../ui";
 import { termLabel, terms } from "../vocabulary";
 import { ConnectionFilter, RelayState } from "../gen/vocabulary_terms";
@@ -114,6 +115,8 @@ function quarantineRow(r: Relay, changed: () => void): HTMLElement {
           void act(b, problem, call, () => {
             toast(done);
             changed();
+            // One relay fewer waits for the operator.
+            announce("now");
           }),
       },
       text,

@@ -15,6 +15,7 @@ import { onRefresh } from "../refresh";
 import { Region, act, chip, emptyState, pageOf, pager, timeOf, toast, type Page, type View } from "../ui";
 import { termLabel } from "../vocabulary";
 import { queueItemRow } from "./queueItem";
+import { waitingPanel } from "../waiting";
 
 const pageSize = 10;
 // The spec's fallback: the now panel polls every 60 seconds.
@@ -256,6 +257,7 @@ export function nowView(): View {
 
   const notifications = notificationsPanel();
   const strip = dayStrip();
+  const waitingForYou = waitingPanel();
 
   const refresh = () => {
     void loadPending();
@@ -268,6 +270,7 @@ export function nowView(): View {
     "div",
     { class: "view now" },
     h("h1", null, "Now"),
+    waitingForYou.el,
     strip.el,
     h(
       "section",
@@ -292,6 +295,7 @@ export function nowView(): View {
     unmount() {
       off();
       clearInterval(timer);
+      waitingForYou.stop();
     },
   };
 }

@@ -15,6 +15,7 @@ import { Region, chip, emptyState, pager, reportUnauthenticated, toast, type Vie
 import { termLabel, terms } from "../vocabulary";
 import { packsSection } from "./packs";
 import { reviewsSection } from "./storeReviews";
+import { onRefresh } from "../refresh";
 import { ExecutionStatus, ListingStatus, QuoteAction } from "../gen/vocabulary_terms";
 
 const pageSize = 20;
@@ -421,12 +422,13 @@ export function storeView(params: URLSearchParams, id?: string): View {
     void earningsRegion.load(earnings);
   };
 
+  const reviews = reviewsSection();
   const el = h(
     "div",
     { class: `view store${id ? " has-detail" : ""}` },
     h("div", { class: "view-head" }, h("h1", null, "Store")),
     earningsSlot,
-    reviewsSection(),
+    reviews.el,
     h(
       "div",
       { class: "split" },
@@ -458,5 +460,16 @@ export function storeView(params: URLSearchParams, id?: string): View {
   showEarnings();
   void load();
   loadDetail();
-  return { el, unmount: () => clearTimeout(timer) };
+  // Live: a result arrived or the installs changed (issue 31).
+  const off = onRefresh("store", () => {
+    reviews.reload();
+    void load();
+  });
+  return {
+    el,
+    unmount: () => {
+      clearTimeout(timer);
+      off();
+    },
+  };
 }

@@ -62,7 +62,9 @@ function reviewRow(x: ListedStoreExecution, reviewed: () => void): HTMLElement {
 }
 
 // reviewsSection lists the pending reviews, a page at a time.
-export function reviewsSection(): HTMLElement {
+// reviewsSection is the panel and what reads it again (a live update skips
+// it while the operator works in it).
+export function reviewsSection(): { el: HTMLElement; reload: () => void } {
   const region = new Region("Waiting for your review");
   let offset = 0;
   const load = (): Promise<void> =>
@@ -84,10 +86,16 @@ export function reviewsSection(): HTMLElement {
       ];
     });
   void load();
-  return h(
+  const el = h(
     "section",
     { class: "panel store-reviews", "aria-labelledby": "reviews-title" },
     h("h2", { id: "reviews-title" }, "Waiting for your review"),
     region.el,
   );
+  return {
+    el,
+    reload: () => {
+      if (!region.el.contains(document.activeElement)) void load();
+    },
+  };
 }

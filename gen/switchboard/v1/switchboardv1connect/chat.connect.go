@@ -200,7 +200,8 @@ func (UnimplementedSharedChatServiceHandler) ListMentions(context.Context, *v1.L
 // EventServiceClient is a client for the switchboard.v1.EventService service.
 type EventServiceClient interface {
 	// StreamEvents sends connected first, then new_message, wake and heartbeat
-	// events until the client goes away.
+	// events (and, to a session, the dashboard's kinds) until the client goes
+	// away.
 	StreamEvents(context.Context, *v1.StreamEventsRequest) (*connect.ServerStreamForClient[v1.StreamEventsResponse], error)
 }
 
@@ -237,7 +238,8 @@ func (c *eventServiceClient) StreamEvents(ctx context.Context, req *v1.StreamEve
 // EventServiceHandler is an implementation of the switchboard.v1.EventService service.
 type EventServiceHandler interface {
 	// StreamEvents sends connected first, then new_message, wake and heartbeat
-	// events until the client goes away.
+	// events (and, to a session, the dashboard's kinds) until the client goes
+	// away.
 	StreamEvents(context.Context, *v1.StreamEventsRequest, *connect.ServerStream[v1.StreamEventsResponse]) error
 }
 

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/chat.proto.
  */
 export const file_switchboard_v1_chat: GenFile = /*@__PURE__*/
-  fileDesc("Chlzd2l0Y2hib2FyZC92MS9jaGF0LnByb3RvEg5zd2l0Y2hib2FyZC52MSKxAgoLQ2hhdE1lc3NhZ2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIPCgdjb250ZW50GAMgASgJEg8KB3VzZXJfaWQYBCABKAkSFQoIbWV0YWRhdGEYBSABKAlIAIgBARIzCgpjbGVhcmVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEhcKCnNhbmRib3hfaWQYByABKAlIAogBARIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgphZ2VudF9uYW1lGAkgASgJSAOIAQFCCwoJX21ldGFkYXRhQg0KC19jbGVhcmVkX2F0Qg0KC19zYW5kYm94X2lkQg0KC19hZ2VudF9uYW1lIn4KE0xpc3RNZXNzYWdlc1JlcXVlc3QSDQoFbGltaXQYASABKAUSGAoGY3Vyc29yGAIgASgJQgi6SAVyAxjoBxIWCgRyb2xlGAMgASgJQgi6SAVyAxjoBxImCg1tZXRhZGF0YV90eXBlGAQgAygJQg+6SAySAQkQMiIFcgMY6AcieQoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5zd2l0Y2hib2FyZC52MS5DaGF0TWVzc2FnZRIyCgpwYWdpbmF0aW9uGAIgASgLMh4uc3dpdGNoYm9hcmQudjEuQ2hhdFBhZ2luYXRpb24iUQoOQ2hhdFBhZ2luYXRpb24SDQoFbGltaXQYASABKAUSEwoGY3Vyc29yGAIgASgJSACIAQESEAoIaGFzX21vcmUYAyABKAhCCQoHX2N1cnNvciJWChJTZW5kTWVzc2FnZVJlcXVlc3QSHgoHY29udGVudBgBIAEoCUINukgGcgQYoI0G6PMYARIgCg1tZXRhZGF0YV9qc29uGAIgASgJQgm6SAZyBBigjQYimAEKE1NlbmRNZXNzYWdlUmVzcG9uc2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIPCgdjb250ZW50GAMgASgJEhcKCmFnZW50X25hbWUYBCABKAlIAIgBARIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfYWdlbnRfbmFtZSJWChNMaXN0TWVudGlvbnNSZXF1ZXN0EioKBHR5cGUYASABKAlCHLpIBXIDGOgH6PMYAbr1GAxtZW50aW9uX2tpbmQSEwoBcRgCIAEoCUIIukgFcgMY6AciQAoUTGlzdE1lbnRpb25zUmVzcG9uc2USKAoHcmVzdWx0cxgBIAMoCzIXLnN3aXRjaGJvYXJkLnYxLk1lbnRpb24ioQEKB01lbnRpb24SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgZhdmF0YXIYAyABKAlIAIgBARIVCghzdWJ0aXRsZRgEIAEoCUgBiAEBEgwKBHR5cGUYBSABKAkSGQoMbWVtYmVyX2NvdW50GAYgASgFSAKIAQFCCQoHX2F2YXRhckILCglfc3VidGl0bGVCDwoNX21lbWJlcl9jb3VudCI1ChNTdHJlYW1FdmVudHNSZXF1ZXN0Eh4KDWxhc3RfZXZlbnRfaWQYASABKAlCB7pIBHICGEAiWAoUU3RyZWFtRXZlbnRzUmVzcG9uc2USDwoCaWQYASABKAlIAIgBARIoCgVldmVudBgCIAEoCzIZLnN3aXRjaGJvYXJkLnYxLkNoYXRFdmVudEIFCgNfaWQihwMKCUNoYXRFdmVudBIMCgR0eXBlGAEgASgJEhYKCWNsaWVudF9pZBgCIAEoCUgAiAEBEhcKCmFnZW50X25hbWUYAyABKAlIAYgBARIyCgl0aW1lc3RhbXAYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESLAoHbWVzc2FnZRgFIAEoCzIbLnN3aXRjaGJvYXJkLnYxLkNoYXRNZXNzYWdlEhMKBnJlYXNvbhgGIAEoCUgDiAEBEi4KCG1ldGFkYXRhGAcgASgLMhwuc3dpdGNoYm9hcmQudjEuV2FrZU1ldGFkYXRhEiUKBmNoYW5nZRgIIAEoCUIQuvUYDHF1ZXVlX2NoYW5nZUgEiAEBEiwKBGl0ZW0YCSABKAsyHi5zd2l0Y2hib2FyZC52MS5RdWV1ZUl0ZW1CcmllZkIMCgpfY2xpZW50X2lkQg0KC19hZ2VudF9uYW1lQgwKCl90aW1lc3RhbXBCCQoHX3JlYXNvbkIJCgdfY2hhbmdlIo0BCg5RdWV1ZUl0ZW1CcmllZhIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIgCgZzdGF0dXMYAyABKAlCELr1GAxxdWV1ZV9zdGF0dXMSHgoIcHJpb3JpdHkYBCABKAlCDLr1GAhwcmlvcml0eRITCgZzb3VyY2UYBSABKAlIAIgBAUIJCgdfc291cmNlIkYKDFdha2VNZXRhZGF0YRIVCg1xdWV1ZV9pdGVtX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEhAKCHByaW9yaXR5GAMgASgJMsMDChFTaGFyZWRDaGF0U2VydmljZRKNAQoMTGlzdE1lc3NhZ2VzEiMuc3dpdGNoYm9hcmQudjEuTGlzdE1lc3NhZ2VzUmVxdWVzdBokLnN3aXRjaGJvYXJkLnYxLkxpc3RNZXNzYWdlc1Jlc3BvbnNlIjLa8xgKEgIBAhoEY2hhdILT5JMCHhIcL2FwaS92Mi9zaGFyZWQtY2hhdC9tZXNzYWdlcxKOAQoLU2VuZE1lc3NhZ2USIi5zd2l0Y2hib2FyZC52MS5TZW5kTWVzc2FnZVJlcXVlc3QaIy5zd2l0Y2hib2FyZC52MS5TZW5kTWVzc2FnZVJlc3BvbnNlIjba8xgKEgIBAhoEY2hhdODzGMkBgtPkkwIdOgEqIhgvYXBpL3YyL3NoYXJlZC1jaGF0L3NlbmQSjAEKDExpc3RNZW50aW9ucxIjLnN3aXRjaGJvYXJkLnYxLkxpc3RNZW50aW9uc1JlcXVlc3QaJC5zd2l0Y2hib2FyZC52MS5MaXN0TWVudGlvbnNSZXNwb25zZSIx2vMYChICAQIaBGNoYXSC0+STAh1iB3Jlc3VsdHMSEi9hcGkvY2hhdC9tZW50aW9uczJ7CgxFdmVudFNlcnZpY2USawoMU3RyZWFtRXZlbnRzEiMuc3dpdGNoYm9hcmQudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBokLnN3aXRjaGJvYXJkLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlIg7a8xgKEgIBAhoEY2hhdDABQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options]);
+  fileDesc("Chlzd2l0Y2hib2FyZC92MS9jaGF0LnByb3RvEg5zd2l0Y2hib2FyZC52MSKxAgoLQ2hhdE1lc3NhZ2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIPCgdjb250ZW50GAMgASgJEg8KB3VzZXJfaWQYBCABKAkSFQoIbWV0YWRhdGEYBSABKAlIAIgBARIzCgpjbGVhcmVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEhcKCnNhbmRib3hfaWQYByABKAlIAogBARIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgphZ2VudF9uYW1lGAkgASgJSAOIAQFCCwoJX21ldGFkYXRhQg0KC19jbGVhcmVkX2F0Qg0KC19zYW5kYm94X2lkQg0KC19hZ2VudF9uYW1lIn4KE0xpc3RNZXNzYWdlc1JlcXVlc3QSDQoFbGltaXQYASABKAUSGAoGY3Vyc29yGAIgASgJQgi6SAVyAxjoBxIWCgRyb2xlGAMgASgJQgi6SAVyAxjoBxImCg1tZXRhZGF0YV90eXBlGAQgAygJQg+6SAySAQkQMiIFcgMY6AcieQoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5zd2l0Y2hib2FyZC52MS5DaGF0TWVzc2FnZRIyCgpwYWdpbmF0aW9uGAIgASgLMh4uc3dpdGNoYm9hcmQudjEuQ2hhdFBhZ2luYXRpb24iUQoOQ2hhdFBhZ2luYXRpb24SDQoFbGltaXQYASABKAUSEwoGY3Vyc29yGAIgASgJSACIAQESEAoIaGFzX21vcmUYAyABKAhCCQoHX2N1cnNvciJWChJTZW5kTWVzc2FnZVJlcXVlc3QSHgoHY29udGVudBgBIAEoCUINukgGcgQYoI0G6PMYARIgCg1tZXRhZGF0YV9qc29uGAIgASgJQgm6SAZyBBigjQYimAEKE1NlbmRNZXNzYWdlUmVzcG9uc2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIPCgdjb250ZW50GAMgASgJEhcKCmFnZW50X25hbWUYBCABKAlIAIgBARIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfYWdlbnRfbmFtZSJWChNMaXN0TWVudGlvbnNSZXF1ZXN0EioKBHR5cGUYASABKAlCHLpIBXIDGOgH6PMYAbr1GAxtZW50aW9uX2tpbmQSEwoBcRgCIAEoCUIIukgFcgMY6AciQAoUTGlzdE1lbnRpb25zUmVzcG9uc2USKAoHcmVzdWx0cxgBIAMoCzIXLnN3aXRjaGJvYXJkLnYxLk1lbnRpb24ioQEKB01lbnRpb24SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgZhdmF0YXIYAyABKAlIAIgBARIVCghzdWJ0aXRsZRgEIAEoCUgBiAEBEgwKBHR5cGUYBSABKAkSGQoMbWVtYmVyX2NvdW50GAYgASgFSAKIAQFCCQoHX2F2YXRhckILCglfc3VidGl0bGVCDwoNX21lbWJlcl9jb3VudCI1ChNTdHJlYW1FdmVudHNSZXF1ZXN0Eh4KDWxhc3RfZXZlbnRfaWQYASABKAlCB7pIBHICGEAiWAoUU3RyZWFtRXZlbnRzUmVzcG9uc2USDwoCaWQYASABKAlIAIgBARIoCgVldmVudBgCIAEoCzIZLnN3aXRjaGJvYXJkLnYxLkNoYXRFdmVudEIFCgNfaWQixwMKCUNoYXRFdmVudBIeCgR0eXBlGAEgASgJQhC69RgMc3RyZWFtX2V2ZW50EhYKCWNsaWVudF9pZBgCIAEoCUgAiAEBEhcKCmFnZW50X25hbWUYAyABKAlIAYgBARIyCgl0aW1lc3RhbXAYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESLAoHbWVzc2FnZRgFIAEoCzIbLnN3aXRjaGJvYXJkLnYxLkNoYXRNZXNzYWdlEhMKBnJlYXNvbhgGIAEoCUgDiAEBEi4KCG1ldGFkYXRhGAcgASgLMhwuc3dpdGNoYm9hcmQudjEuV2FrZU1ldGFkYXRhEiUKBmNoYW5nZRgIIAEoCUIQuvUYDHF1ZXVlX2NoYW5nZUgEiAEBEiwKBGl0ZW0YCSABKAsyHi5zd2l0Y2hib2FyZC52MS5RdWV1ZUl0ZW1CcmllZhIsCgZyZWNvcmQYCiABKAsyHC5zd2l0Y2hib2FyZC52MS5SZWNvcmRDaGFuZ2VCDAoKX2NsaWVudF9pZEINCgtfYWdlbnRfbmFtZUIMCgpfdGltZXN0YW1wQgkKB19yZWFzb25CCQoHX2NoYW5nZSKmAQoMUmVjb3JkQ2hhbmdlEgoKAmlkGAEgASgJEiAKBmNoYW5nZRgCIAEoCUIQuvUYDHF1ZXVlX2NoYW5nZRISCgVicmllZhgDIAEoCUgAiAEBEhoKDWNvbm5lY3Rpb25faWQYBCABKAlIAYgBARISCgVzdGF0ZRgFIAEoCUgCiAEBQggKBl9icmllZkIQCg5fY29ubmVjdGlvbl9pZEIICgZfc3RhdGUijQEKDlF1ZXVlSXRlbUJyaWVmEgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEiAKBnN0YXR1cxgDIAEoCUIQuvUYDHF1ZXVlX3N0YXR1cxIeCghwcmlvcml0eRgEIAEoCUIMuvUYCHByaW9yaXR5EhMKBnNvdXJjZRgFIAEoCUgAiAEBQgkKB19zb3VyY2UiRgoMV2FrZU1ldGFkYXRhEhUKDXF1ZXVlX2l0ZW1faWQYASABKAkSDQoFdGl0bGUYAiABKAkSEAoIcHJpb3JpdHkYAyABKAkywwMKEVNoYXJlZENoYXRTZXJ2aWNlEo0BCgxMaXN0TWVzc2FnZXMSIy5zd2l0Y2hib2FyZC52MS5MaXN0TWVzc2FnZXNSZXF1ZXN0GiQuc3dpdGNoYm9hcmQudjEuTGlzdE1lc3NhZ2VzUmVzcG9uc2UiMtrzGAoSAgECGgRjaGF0gtPkkwIeEhwvYXBpL3YyL3NoYXJlZC1jaGF0L21lc3NhZ2VzEo4BCgtTZW5kTWVzc2FnZRIiLnN3aXRjaGJvYXJkLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBojLnN3aXRjaGJvYXJkLnYxLlNlbmRNZXNzYWdlUmVzcG9uc2UiNtrzGAoSAgECGgRjaGF04PMYyQGC0+STAh06ASoiGC9hcGkvdjIvc2hhcmVkLWNoYXQvc2VuZBKMAQoMTGlzdE1lbnRpb25zEiMuc3dpdGNoYm9hcmQudjEuTGlzdE1lbnRpb25zUmVxdWVzdBokLnN3aXRjaGJvYXJkLnYxLkxpc3RNZW50aW9uc1Jlc3BvbnNlIjHa8xgKEgIBAhoEY2hhdILT5JMCHWIHcmVzdWx0cxISL2FwaS9jaGF0L21lbnRpb25zMnsKDEV2ZW50U2VydmljZRJrCgxTdHJlYW1FdmVudHMSIy5zd2l0Y2hib2FyZC52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GiQuc3dpdGNoYm9hcmQudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UiDtrzGAoSAgECGgRjaGF0MAFCSFpGZ2l0aHViLmNvbS9zd2l0Y2hib2FyZC1ocS9zd2l0Y2hib2FyZC9nZW4vc3dpdGNoYm9hcmQvdjE7c3dpdGNoYm9hcmR2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options]);
 
 /**
  * ChatMessage is one message of the shared chat.
@@ -395,7 +395,8 @@ export type ChatEvent = Message<"switchboard.v1.ChatEvent"> & {
    * is the last event of an SSE stream whose credential lapsed (a Connect
    * stream ends with the error itself instead). queue_updated tells every
    * subscriber of the account that a queue item was created, changed or
-   * deleted (agents may ignore it).
+   * deleted (agents may ignore it). The dashboard's stream also carries the
+   * dashboard's kinds, each with record.
    *
    * @generated from field: string type = 1;
    */
@@ -452,6 +453,14 @@ export type ChatEvent = Message<"switchboard.v1.ChatEvent"> & {
    * @generated from field: switchboard.v1.QueueItemBrief item = 9;
    */
   item?: QueueItemBrief | undefined;
+
+  /**
+   * The dashboard's kinds: the record that changed, for the view that shows
+   * it to read it again.
+   *
+   * @generated from field: switchboard.v1.RecordChange record = 10;
+   */
+  record?: RecordChange | undefined;
 };
 
 /**
@@ -460,6 +469,60 @@ export type ChatEvent = Message<"switchboard.v1.ChatEvent"> & {
  */
 export const ChatEventSchema: GenMessage<ChatEvent> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_chat, 11);
+
+/**
+ * RecordChange names a record one of the dashboard's views shows, small on
+ * purpose: the view reads what it shows again from its own route.
+ *
+ * @generated from message switchboard.v1.RecordChange
+ */
+export type RecordChange = Message<"switchboard.v1.RecordChange"> & {
+  /**
+   * The record: the card (card_changed), contact, connection, relay (this
+   * side's id), store listing or execution, contract; empty when the change
+   * touched no one record (a board scan).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * What happened to it.
+   *
+   * @generated from field: string change = 2;
+   */
+  change: string;
+
+  /**
+   * A line for people: the card's title, the contact's name, the peer, the
+   * relay's subject, the activity's summary.
+   *
+   * @generated from field: optional string brief = 3;
+   */
+  brief?: string | undefined;
+
+  /**
+   * The connection a connection, relay or engagement event is about.
+   *
+   * @generated from field: optional string connection_id = 4;
+   */
+  connectionId?: string | undefined;
+
+  /**
+   * The record's state after the change where it has one: a connection's
+   * status, a relay's state.
+   *
+   * @generated from field: optional string state = 5;
+   */
+  state?: string | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.RecordChange.
+ * Use `create(RecordChangeSchema)` to create a new message.
+ */
+export const RecordChangeSchema: GenMessage<RecordChange> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_chat, 12);
 
 /**
  * QueueItemBrief is what a live view of the queue needs of an item.
@@ -500,7 +563,7 @@ export type QueueItemBrief = Message<"switchboard.v1.QueueItemBrief"> & {
  * Use `create(QueueItemBriefSchema)` to create a new message.
  */
 export const QueueItemBriefSchema: GenMessage<QueueItemBrief> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_chat, 12);
+  messageDesc(file_switchboard_v1_chat, 13);
 
 /**
  * WakeMetadata names the urgent item that became ready.
@@ -529,7 +592,7 @@ export type WakeMetadata = Message<"switchboard.v1.WakeMetadata"> & {
  * Use `create(WakeMetadataSchema)` to create a new message.
  */
 export const WakeMetadataSchema: GenMessage<WakeMetadata> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_chat, 13);
+  messageDesc(file_switchboard_v1_chat, 14);
 
 /**
  * SharedChatService is the account's shared chat, written by the operator, the
@@ -578,14 +641,19 @@ export const SharedChatService: GenService<{
 /**
  * EventService is the shared-chat event stream for typed clients: the same
  * events as the Server-Sent Events stream at GET /api/v2/shared-chat/stream.
- * It has no REST binding (Connect, gRPC and gRPC-Web only).
+ * Opened with the operator's session it is the dashboard's stream and
+ * carries the dashboard's kinds too (card_changed, contact_changed, the
+ * connection and relay kinds, store_changed, economy_changed: the
+ * stream_event vocabulary), which the SSE stream and a stream opened with a
+ * key never carry. It has no REST binding (Connect, gRPC and gRPC-Web only).
  *
  * @generated from service switchboard.v1.EventService
  */
 export const EventService: GenService<{
   /**
    * StreamEvents sends connected first, then new_message, wake and heartbeat
-   * events until the client goes away.
+   * events (and, to a session, the dashboard's kinds) until the client goes
+   * away.
    *
    * @generated from rpc switchboard.v1.EventService.StreamEvents
    */
