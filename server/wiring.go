@@ -192,7 +192,7 @@ func (h *house) build(app *App) error {
 		// First in, so last out: the spans of everything else are flushed.
 		app.closers = append([]func(){h.tracing.shutdown}, app.closers...)
 	}
-	h.egress = egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints}
+	h.egress = egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints, Flag: "--allow-private-endpoints"}
 	// The gate also limits guesses at the store's and the packs' passwords,
 	// and the network's handshakes per calling origin.
 	h.gate = gate.New(h.table, h.resolver, cfg.Limits)
@@ -247,7 +247,7 @@ func (h *house) buildFederation(*App) error {
 		// Read at each attempt, once the parts below are built.
 		Credential:        func(ctx context.Context, id string) (string, string, bool, error) { return h.credential(ctx, id) },
 		FederationRetries: cfg.Federation.RetrySchedule, Audit: s.recorder,
-		Peer: network.Owns, PeerEgress: egress.Policy{AllowPrivate: cfg.Federation.Network.AllowPrivate},
+		Peer: network.Owns, PeerEgress: egress.Policy{AllowPrivate: cfg.Federation.Network.AllowPrivate, Flag: network.PrivateFlag},
 	})
 	core := network.NewCore(network.Core{DB: cfg.DB, Now: cfg.now, Secrets: box, Logger: cfg.Logger,
 		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: s.recorder,

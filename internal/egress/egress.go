@@ -65,8 +65,30 @@ type Policy struct {
 	// SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS): for tests on loopback and
 	// instances whose targets live on their own network.
 	AllowPrivate bool
+	// Flag names the setting that would admit a refused address (the
+	// server's flag, e.g. "--allow-private-endpoints"): Reason says it, so a
+	// refusal tells the person who reads it what would allow the call.
+	Flag string
 	// Resolver looks names up at save time; net.DefaultResolver when nil.
 	Resolver *net.Resolver
+}
+
+// refusal is the policy's refusal of an address, carrying the flag that
+// would admit it; it unwraps to ErrRefused or the dial guard's error.
+type refusal struct {
+	err  error
+	flag string
+}
+
+func (r *refusal) Error() string { return r.err.Error() + " (" + r.flag + " admits them)" }
+func (r *refusal) Unwrap() error { return r.err }
+
+// refuse wraps err, a refusal of the policy, with its flag.
+func (p Policy) refuse(err error) error {
+	if p.Flag == "" {
+		return err
+	}
+	return &refusal{err: err, flag: p.Flag}
 }
 
 // ParseURL checks a target's shape: absolute http or https, a host (one
@@ -109,7 +131,7 @@ func (p Policy) CheckURL(ctx context.Context, u *url.URL) error {
 	if p.AllowPrivate {
 		return nil
 	}
-	refused := fmt.Errorf("url host %q: %w", given, ErrRefused)
+	refused := p.refuse(fmt.Errorf("url host %q: %w", given, ErrRefused))
 	host := strings.ToLower(strings.TrimSuffix(mapped, "."))
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return refused
@@ -157,7 +179,12 @@ func checkAddr(a netip.Addr, refused error) error {
 func (p Policy) Client(timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	if !p.AllowPrivate {
-		dialer.Control = guardian.Safe
+		dialer.Control = func(network, address string, c syscall.RawConn) error {
+			if err := guardian.Safe(network, address, c); err != nil {
+				return p.refuse(err)
+			}
+			return nil
+		}
 	}
 	tr := &http.Transport{
 		DialContext:           dialer.DialContext,
@@ -230,6 +257,10 @@ func classify(err error) (reason string, ok bool) {
 	case err == nil:
 		return "", false
 	case Refused(err):
+		var r *refusal
+		if errors.As(err, &r) {
+			return "its address is not allowed (private, loopback and link-local addresses need " + r.flag + ")", true
+		}
 		return "its address is not allowed (private, loopback and link-local addresses are refused)", true
 	case errors.Is(err, ErrInvalidHost):
 		return "its host is not a valid host name", true

@@ -246,3 +246,31 @@ func TestUnreachable(t *testing.T) {
 		t.Fatal("an answer counted as unreachable")
 	}
 }
+
+// A refusal names the setting that would admit the address, at save and at
+// dial time, when the policy has one (issue 31: the reader learns which
+// flag to set); without one the wording stays the plain refusal.
+func TestReasonNamesThePolicysFlag(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	p := egress.Policy{Flag: "--allow-private-endpoints"}
+	u, _ := url.Parse(srv.URL)
+	const want = "its address is not allowed (private, loopback and link-local addresses need --allow-private-endpoints)"
+	if got := egress.Reason(p.CheckURL(context.Background(), u)); got != want {
+		t.Errorf("save time: %q", got)
+	}
+	res, err := p.Client(5 * time.Second).Get(srv.URL)
+	if err == nil {
+		res.Body.Close()
+		t.Fatal("the dial went through")
+	}
+	if got := egress.Reason(err); got != want {
+		t.Errorf("dial time: %q", got)
+	}
+	if !egress.Refused(err) {
+		t.Errorf("Refused(%v) = false", err)
+	}
+	if got := egress.Reason((egress.Policy{}).CheckURL(context.Background(), u)); got != "its address is not allowed (private, loopback and link-local addresses are refused)" {
+		t.Errorf("no flag: %q", got)
+	}
+}

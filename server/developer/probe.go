@@ -62,7 +62,8 @@ func (p *dispatchProber) Probe(ctx context.Context, a *ent.StoreAgent, credentia
 	case errors.As(err, &se):
 		v.HTTPStatus = &se.Code
 	case egress.Refused(err):
-		v.Hint = "the endpoint's address is not allowed (private or loopback)"
+		// Reason's words name the flag that would admit the address.
+		v.Hint = "the endpoint: " + egress.Reason(err)
 	}
 	return v
 }

@@ -84,7 +84,8 @@ func (s *Service) checkInstanceURL(ctx context.Context, raw *string) error {
 		return apperr.Invalid("instanceUrl: %v", err)
 	}
 	if err := s.Egress.CheckURL(ctx, u); err != nil {
-		return apperr.Invalid("instanceUrl: %v (the instance does not allow private addresses)", err)
+		// The refusal names the flag that would admit the address.
+		return apperr.Invalid("instanceUrl: %v", err)
 	}
 	inst, err := s.DB.FederationInstance.Query().Where(federationinstance.BaseURL(strings.TrimRight(u.String(), "/")),
 		federationinstance.LeftAtIsNil()).First(ctx)

@@ -106,6 +106,14 @@ func TestAuditJoinAndHeartbeat(t *testing.T) {
 	if hb := findRow(t, hub, "inbound", heartbeat); hb["sourceInstanceName"] != "Spoke A" || hb["status"] != "ok" {
 		t.Fatalf("heartbeat row names its caller: %v", hb)
 	}
+	// Issue 31: the binary protobuf bodies read as their messages' JSON,
+	// redacted as JSON is, inbound on the hub and outbound on the spoke.
+	if p := reg["payload"].(string); !strings.HasPrefix(p, `{"name":"Spoke A","baseUrl":"`+n.spoke.URL+`","apiKey":"[redacted]"`) {
+		t.Fatalf("register payload: %s", p)
+	}
+	if p := reg["responsePreview"].(string); !strings.HasPrefix(p, `{"instanceId":"`) || !strings.Contains(p, `"platformToken":"[redacted]"`) {
+		t.Fatalf("register answer: %s", p)
+	}
 	verify := findRow(t, hub, "outbound", federation.WellKnownPath)
 	if verify["targetInstanceName"] != n.spoke.URL || verify["status"] != "ok" || verify["statusCode"] != float64(200) ||
 		!strings.Contains(verify["responsePreview"].(string), "nonce") {
@@ -123,6 +131,9 @@ func TestAuditJoinAndHeartbeat(t *testing.T) {
 		if out["targetInstanceName"] != n.hub.URL || out["sourceInstanceName"] != n.spoke.URL ||
 			out["status"] != "ok" || out["statusCode"] != float64(200) {
 			t.Fatalf("spoke's %s row: %v", ep, out)
+		}
+		if p, r := out["payload"].(string), out["responsePreview"].(string); !strings.HasPrefix(p, "{") || !strings.HasPrefix(r, "{") {
+			t.Fatalf("spoke's %s previews are not JSON: %s / %s", ep, p, r)
 		}
 	}
 	// Filters narrow: only the spoke's outbound rows.

@@ -116,8 +116,15 @@ func TestSpokeUsesGlobalStore(t *testing.T) {
 	}
 	// On the hub, the store is the global store and all is the default.
 	hubSide := x.buyer.Do(http.MethodGet, "/api/marketplace", nil).JSON(t)
-	if hubSide["scope"] != "all" || len(hubSide["agents"].([]any)) != 2 {
+	if hubSide["scope"] != "all" || len(hubSide["agents"].([]any)) != 2 || hubSide["hubJoined"] != false {
 		t.Fatalf("hub browse: %v", hubSide)
+	}
+	// The spoke says it has joined whatever the scope, so that the
+	// dashboard's default there is all (issue 31); the API's stays local.
+	for _, q := range []string{"", "?scope=local", "?mine=true", "?scope=all"} {
+		if side := rc.Do(http.MethodGet, "/api/marketplace"+q, nil).JSON(t); side["hubJoined"] != true {
+			t.Fatalf("spoke browse %q: %v", q, side)
+		}
 	}
 
 	res := rc.Do(http.MethodPost, "/api/marketplace/"+hubID+"/execute", map[string]any{"input": "Summarise the week."})

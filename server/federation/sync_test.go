@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -90,6 +92,7 @@ func TestSpokeSyncsItsListings(t *testing.T) {
 	if c := res.JSON(t)["agent"].(map[string]any)["category"]; c != nil {
 		t.Fatalf("category code reached the hub: %v", c)
 	}
+	reviewsNameTheirInstance(t, n, got[writer]["marketplaceId"].(string), writer)
 
 	again := sync()
 	if again[writer]["status"] != "unchanged" || again[coder]["status"] != "unchanged" || again[scout]["status"] != "conflict" {
@@ -174,5 +177,41 @@ func TestSyncRules(t *testing.T) {
 	n.hubAdmin.Session.Do(http.MethodPost, "/api/admin/federation/instances/"+id+"/deactivate", map[string]any{})
 	if res := platform.Do(http.MethodPost, "/api/v2/federation/agents", agents(1)); res.Status != http.StatusUnauthorized {
 		t.Fatalf("sync while deactivated: %d %s", res.Status, res.Body)
+	}
+}
+
+// reviewsNameTheirInstance: issue 31, point 7: the hub's review of a listing a
+// spoke synced names the instance it came from (the name the spoke joined
+// with) and its id there, over REST and Connect, as the dashboard's review
+// reads it; the hub's own listing is local.
+func reviewsNameTheirInstance(t *testing.T, n *network, hubID, spokeID string) {
+	t.Helper()
+	res := n.hubAdmin.Session.Do(http.MethodGet, "/api/admin/marketplace", nil)
+	if res.Status != http.StatusOK {
+		t.Fatalf("reviews: %d %s", res.Status, res.Body)
+	}
+	byID := map[string]map[string]any{}
+	for _, it := range res.JSON(t)["items"].([]any) {
+		byID[it.(map[string]any)["id"].(string)] = it.(map[string]any)
+	}
+	inst := n.instance(t)
+	if w := byID[hubID]; w == nil || w["origin"] != "synced" || w["instanceName"] != "Spoke A" ||
+		w["instanceId"] != inst["id"] || w["remoteId"] != spokeID {
+		t.Fatalf("the synced listing's review: %v (of %s)", w, res.Body)
+	}
+	for id, it := range byID {
+		if it["name"] == "Hub Scout" && (it["origin"] != "local" || it["instanceName"] != nil) {
+			t.Fatalf("the hub's own listing %s: %v", id, it)
+		}
+	}
+	c := switchboardv1connect.NewDeveloperServiceClient(&http.Client{Jar: n.hubAdmin.Jar, Transport: n.hub.HTTP.Transport}, n.hub.URL)
+	out, err := c.ListMarketplaceReviews(t.Context(), &switchboardv1.ListMarketplaceReviewsRequest{})
+	if err != nil || len(out.GetItems()) != len(byID) {
+		t.Fatalf("connect reviews: %v %v", out, err)
+	}
+	for _, it := range out.GetItems() {
+		if it.GetId() == hubID && (it.GetInstanceName() != "Spoke A" || it.GetOrigin() != "synced" || it.GetRemoteId() != spokeID) {
+			t.Fatalf("connect review: %v", it)
+		}
 	}
 }

@@ -35,7 +35,7 @@ func networkFixtures() []fixture {
 		single("CreateConnectionResponse", "created", &switchboardv1.CreateConnectionResponse{Connection: pending, Created: true}),
 		single("CreateConnectionResponse", "repeat", &switchboardv1.CreateConnectionResponse{Connection: active}),
 		single("ListConnectionsResponse", "two", &switchboardv1.ListConnectionsResponse{
-			Connections: []*switchboardv1.NetworkConnection{active, pending}}),
+			Connections: []*switchboardv1.NetworkConnection{active, pending}, NetworkEnabled: true}),
 		single("ListConnectionsResponse", "empty", &switchboardv1.ListConnectionsResponse{}),
 		single("AcceptConnectionResponse", "active", &switchboardv1.AcceptConnectionResponse{Connection: active}),
 		single("DeclineConnectionResponse", "declined", &switchboardv1.DeclineConnectionResponse{Connection: pending}),

@@ -153,6 +153,7 @@ func storeFixtures() []fixture {
 			Pagination: &switchboardv1.Pagination{Total: 9, Limit: 2, Offset: 2, HasMore: true},
 			Scope:      "all",
 			Note:       proto.String("the hub could not be reached: showing this instance's store only"),
+			HubJoined:  true,
 		}),
 		single("ListStoreAgentsResponse", "sparse", &switchboardv1.ListStoreAgentsResponse{
 			Agents: []*switchboardv1.StoreAgent{}, Pagination: &switchboardv1.Pagination{Limit: 50}, Scope: "local",

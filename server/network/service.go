@@ -27,6 +27,10 @@ import (
 // own verification call back to this instance.
 const peerTimeout = 20 * time.Second
 
+// PrivateFlag is the flag that admits plain-http, private and loopback peers
+// (Config.AllowPrivate): the refusals of such an address name it.
+const PrivateFlag = "--federation-allow-private"
+
 // Config is the flags' part of the operator network.
 type Config struct {
 	// Enabled is --federation: the switch's initial value.
@@ -89,7 +93,7 @@ func NewCore(s Core) *Core {
 	if s.Logger == nil {
 		s.Logger = slog.Default()
 	}
-	s.egress = egress.Policy{AllowPrivate: s.Config.AllowPrivate}
+	s.egress = egress.Policy{AllowPrivate: s.Config.AllowPrivate, Flag: PrivateFlag}
 	s.HTTPClient = s.egress.Client(peerTimeout)
 	if s.Audit != nil {
 		s.HTTPClient.Transport = s.Audit.Transport(s.HTTPClient.Transport)

@@ -21,9 +21,17 @@ func TestNetworkSettingsAndPreferences(t *testing.T) {
 	if set["enabled"] != false || len(set["allowlist"].([]any)) != 1 || set["allowPrivate"] != true {
 		t.Fatalf("initial settings: %v", set)
 	}
-	// Only the admin.
+	// Only the admin; anyone reads whether the network is on with their
+	// connections (issue 31: the Network view says so before a form fails).
 	member := a.SignUp("member")
 	servertest.WantError(t, member.Session.Do(http.MethodGet, "/api/admin/federation/settings", nil), http.StatusForbidden)
+	networkEnabled := func(want bool) {
+		t.Helper()
+		if got := member.Session.Do(http.MethodGet, "/api/federation/connections", nil).JSON(t)["networkEnabled"]; got != want {
+			t.Fatalf("networkEnabled %v, want %v", got, want)
+		}
+	}
+	networkEnabled(false)
 	servertest.WantError(t, member.Session.Do(http.MethodPut, "/api/admin/federation/settings", map[string]any{"enabled": true}), http.StatusForbidden)
 	// Origins only, normalised and kept once.
 	for _, bad := range []string{"ftp://b.example", "https://b.example/path", "not a url", "https://user:pw@b.example"} {
@@ -39,6 +47,7 @@ func TestNetworkSettingsAndPreferences(t *testing.T) {
 	if got := object(t, a.user.Session.Do(http.MethodGet, "/api/admin/federation/settings", nil), "settings"); got["enabled"] != true {
 		t.Fatalf("stored: %v", got)
 	}
+	networkEnabled(true)
 
 	// Preferences: the defaults, then a full replacement.
 	res = member.Session.Do(http.MethodGet, "/api/federation/preferences", nil)

@@ -92,7 +92,7 @@ func (s *Core) PeerOrigin(ctx context.Context, field, raw string) (string, error
 		return "", apperr.Invalid("%s: %s", field, err)
 	}
 	if !s.Config.AllowPrivate && !strings.HasPrefix(origin, "https://") {
-		return "", apperr.Invalid("%s: peers must be https:// (plain http only with --federation-allow-private)", field)
+		return "", apperr.Invalid("%s: peers must be https:// (plain http only with %s)", field, PrivateFlag)
 	}
 	u, _ := url.Parse(origin)
 	if err := s.egress.CheckURL(ctx, u); err != nil {

@@ -76,7 +76,8 @@ func checkServiceKeys(ctx context.Context, in []*switchboardv1.ServiceKeyInput, 
 			}
 		}
 		if err := policy.CheckURL(ctx, u); err != nil {
-			return apperr.Invalid("serviceKeys[%d]: %v (the instance does not allow private endpoints)", i, err)
+			// The refusal names the flag that would admit the address.
+			return apperr.Invalid("serviceKeys[%d]: %v", i, err)
 		}
 	}
 	return nil

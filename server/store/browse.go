@@ -59,6 +59,17 @@ type Global interface {
 	// BrowseGlobal pages the hub's store, search matched by the hub; each
 	// listing is marked global. ErrNotJoined when there is no hub.
 	BrowseGlobal(ctx context.Context, search string, limit, offset int) ([]*switchboardv1.StoreAgent, int, error)
+	// Joined says whether this instance has joined a hub (read locally).
+	Joined(ctx context.Context) (bool, error)
+}
+
+// hubJoined is ListStoreAgentsResponse.hubJoined: whether the global and all
+// scopes read a hub's store here (never on a hub, whose store is global).
+func (s *Service) hubJoined(ctx context.Context) (bool, error) {
+	if s.Hub || s.Global == nil {
+		return false, nil
+	}
+	return s.Global.Joined(ctx)
 }
 
 // recentExecutions is how many of the caller's executions a detail shows.
@@ -122,6 +133,10 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 				storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldDeveloperName)),
 			predicate.StoreAgent(db.JSONContainsFolded(s.DB.Dialect, folded, storeagent.FieldTaskTypes))))
 	}
+	joined, err := s.hubJoined(ctx)
+	if err != nil {
+		return nil, err
+	}
 	// A hub's store is the global store: every scope reads it. Elsewhere
 	// local is this instance's, global the hub's, all both, local first.
 	if s.Hub || scope == "local" || req.GetMine() {
@@ -129,9 +144,9 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 		if err != nil {
 			return nil, err
 		}
-		return &switchboardv1.ListStoreAgentsResponse{Agents: rows, Pagination: pg.Of(total, len(rows)), Scope: scope}, nil
+		return &switchboardv1.ListStoreAgentsResponse{Agents: rows, Pagination: pg.Of(total, len(rows)), Scope: scope, HubJoined: joined}, nil
 	}
-	out := &switchboardv1.ListStoreAgentsResponse{Agents: []*switchboardv1.StoreAgent{}, Scope: scope}
+	out := &switchboardv1.ListStoreAgentsResponse{Agents: []*switchboardv1.StoreAgent{}, Scope: scope, HubJoined: joined}
 	localTotal, offset, limit := 0, pg.Offset, pg.Limit
 	if scope == "all" {
 		rows, total, err := s.localPage(ctx, p.UserID, where, sort, offset, limit)

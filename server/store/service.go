@@ -483,7 +483,8 @@ func (s *Service) checkURLs(ctx context.Context, in *patch) error {
 			return apperr.Invalid("%s: %v", u.wire, err)
 		}
 		if err := s.Egress.CheckURL(ctx, parsed); err != nil {
-			return apperr.Invalid("%s: %v (the instance does not allow private endpoints)", u.wire, err)
+			// The refusal names the flag that would admit the address.
+			return apperr.Invalid("%s: %v", u.wire, err)
 		}
 	}
 	return nil

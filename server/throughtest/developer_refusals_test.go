@@ -124,7 +124,9 @@ func TestPrivateAddressesRefused(t *testing.T) {
 			body["skipHealthCheck"] = false
 		}
 		res := s.WithKey(key).Do(http.MethodPost, "/api/developer/agents/register", body)
-		if res.Status != http.StatusBadRequest || !strings.Contains(string(res.Body), field) {
+		// The refusal names the field and the flag that would admit it (issue 31).
+		if res.Status != http.StatusBadRequest || !strings.Contains(string(res.Body), field) ||
+			!strings.Contains(string(res.Body), "--allow-private-endpoints") {
 			t.Errorf("%s on loopback: %d %s", field, res.Status, res.Body)
 		}
 	}

@@ -193,7 +193,8 @@ func TestServiceKeysRefusePrivateTargets(t *testing.T) {
 	} {
 		t.Run(url, func(t *testing.T) {
 			res := api.Do(http.MethodPatch, "/api/v2/settings", `{"serviceKeys":[{"service":"webhook_push","url":"`+url+`","secret":"`+secretA+`"}]}`)
-			if res.Status != 400 || !strings.Contains(string(res.Body), "private, loopback and link-local addresses are not allowed") {
+			// The refusal names the flag that would admit the address (issue 31).
+			if res.Status != 400 || !strings.Contains(string(res.Body), "private, loopback and link-local addresses are not allowed (--allow-private-endpoints admits them)") {
 				t.Fatalf("%d %s", res.Status, res.Body)
 			}
 		})

@@ -149,7 +149,7 @@ func TestBrowseScopes(t *testing.T) {
 		t.Fatalf("connect global: %v %v", res, err)
 	}
 	res, err = c.ListStoreAgents(context.Background(), &switchboardv1.ListStoreAgentsRequest{})
-	if err != nil || res.GetScope() != "local" || res.Note != nil || res.GetAgents()[0].GetOrigin() != "local" {
+	if err != nil || res.GetScope() != "local" || res.Note != nil || res.GetAgents()[0].GetOrigin() != "local" || res.GetHubJoined() {
 		t.Fatalf("connect default scope: %v %v", res, err)
 	}
 }

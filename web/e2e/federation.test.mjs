@@ -222,6 +222,10 @@ test("Admin → Listings waiting for review: the spoke's synced agents wait ther
   assert.match(await bySlug("scout").textContent(), /^Hub Scout\s*scout\s*Pending review/);
   assert.match(await bySlug("writer").textContent(), /^Writer\s*writer\s*Pending review/);
   assert.match(await bySlug("writer").textContent(), /Drafts anything\./);
+  // Where each came from (issue 31): the instance that synced it, by the
+  // name it joined with; the hub's own listing is its own.
+  assert.equal(await bySlug("writer").locator(".listing-origin").textContent(), "From instance Spoke A");
+  assert.equal(await bySlug("scout").locator(".listing-origin").textContent(), "Listed on this instance");
   const hubId = async (slug) => bySlug(slug).getAttribute("data-id");
   const writer = await hubId("writer");
   const coder = await hubId("coder");

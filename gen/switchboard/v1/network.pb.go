@@ -570,10 +570,14 @@ func (x *ListConnectionsRequest) GetStatus() string {
 }
 
 type ListConnectionsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Connections   []*NetworkConnection   `protobuf:"bytes,1,rep,name=connections,proto3" json:"connections,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Connections []*NetworkConnection   `protobuf:"bytes,1,rep,name=connections,proto3" json:"connections,omitempty"`
+	// Whether the operator network is on here (the admin's switch): while it
+	// is off, requests, acceptances and relays are refused (403), so the
+	// dashboard says so before anyone fills in a form.
+	NetworkEnabled bool `protobuf:"varint,2,opt,name=network_enabled,json=networkEnabled,proto3" json:"network_enabled,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ListConnectionsResponse) Reset() {
@@ -611,6 +615,13 @@ func (x *ListConnectionsResponse) GetConnections() []*NetworkConnection {
 		return x.Connections
 	}
 	return nil
+}
+
+func (x *ListConnectionsResponse) GetNetworkEnabled() bool {
+	if x != nil {
+		return x.NetworkEnabled
+	}
+	return false
 }
 
 type AcceptConnectionRequest struct {
@@ -1991,9 +2002,10 @@ const file_switchboard_v1_network_proto_rawDesc = "" +
 	"connection\x12\x18\n" +
 	"\acreated\x18\x02 \x01(\bR\acreated\"N\n" +
 	"\x16ListConnectionsRequest\x124\n" +
-	"\x06status\x18\x01 \x01(\tB\x1c\xbaH\x04r\x02\x18d\xba\xf5\x18\x11connection_filterR\x06status\"^\n" +
+	"\x06status\x18\x01 \x01(\tB\x1c\xbaH\x04r\x02\x18d\xba\xf5\x18\x11connection_filterR\x06status\"\x87\x01\n" +
 	"\x17ListConnectionsResponse\x12C\n" +
-	"\vconnections\x18\x01 \x03(\v2!.switchboard.v1.NetworkConnectionR\vconnections\"2\n" +
+	"\vconnections\x18\x01 \x03(\v2!.switchboard.v1.NetworkConnectionR\vconnections\x12'\n" +
+	"\x0fnetwork_enabled\x18\x02 \x01(\bR\x0enetworkEnabled\"2\n" +
 	"\x17AcceptConnectionRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"]\n" +
 	"\x18AcceptConnectionResponse\x12A\n" +

@@ -1849,7 +1849,11 @@ type ListStoreAgentsResponse struct {
 	// The scope answered.
 	Scope string `protobuf:"bytes,3,opt,name=scope,proto3" json:"scope,omitempty"`
 	// Why the answer is narrower than the scope asked; absent otherwise.
-	Note          *string `protobuf:"bytes,4,opt,name=note,proto3,oneof" json:"note,omitempty"`
+	Note *string `protobuf:"bytes,4,opt,name=note,proto3,oneof" json:"note,omitempty"`
+	// Whether this instance has joined a hub, so that the global and all
+	// scopes hold the network's listings (false on a hub, whose own store is
+	// the global store, and on an instance that has not joined one).
+	HubJoined     bool `protobuf:"varint,5,opt,name=hub_joined,json=hubJoined,proto3" json:"hub_joined,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1910,6 +1914,13 @@ func (x *ListStoreAgentsResponse) GetNote() string {
 		return *x.Note
 	}
 	return ""
+}
+
+func (x *ListStoreAgentsResponse) GetHubJoined() bool {
+	if x != nil {
+		return x.HubJoined
+	}
+	return false
 }
 
 type CreateStoreAgentRequest struct {
@@ -3615,14 +3626,16 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x05scope\x18\x05 \x01(\tB\x17\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\vstore_scopeR\x05scope\x12\x12\n" +
 	"\x04mine\x18\x06 \x01(\bR\x04mine\x12\x14\n" +
 	"\x05limit\x18\a \x01(\x05R\x05limit\x12\x16\n" +
-	"\x06offset\x18\b \x01(\x05R\x06offset\"\xd2\x01\n" +
+	"\x06offset\x18\b \x01(\x05R\x06offset\"\xf1\x01\n" +
 	"\x17ListStoreAgentsResponse\x122\n" +
 	"\x06agents\x18\x01 \x03(\v2\x1a.switchboard.v1.StoreAgentR\x06agents\x12:\n" +
 	"\n" +
 	"pagination\x18\x02 \x01(\v2\x1a.switchboard.v1.PaginationR\n" +
 	"pagination\x12%\n" +
 	"\x05scope\x18\x03 \x01(\tB\x0f\xba\xf5\x18\vstore_scopeR\x05scope\x12\x17\n" +
-	"\x04note\x18\x04 \x01(\tH\x00R\x04note\x88\x01\x01B\a\n" +
+	"\x04note\x18\x04 \x01(\tH\x00R\x04note\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"hub_joined\x18\x05 \x01(\bR\thubJoinedB\a\n" +
 	"\x05_note\"P\n" +
 	"\x17CreateStoreAgentRequest\x125\n" +
 	"\x05agent\x18\x01 \x01(\v2\x1f.switchboard.v1.StoreAgentInputR\x05agent\"L\n" +

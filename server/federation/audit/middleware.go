@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"io"
 	"net"
@@ -64,7 +63,7 @@ func (r *Recorder) Middleware(paths []string, refuse func(http.ResponseWriter, *
 			return
 		}
 		v := guard.InspectRequest(raw, req.Header.Get("Content-Type"), req.URL.Query())
-		e.Verdict, e.Status, e.Payload = v, v.Outcome(), guard.Preview(raw, v)
+		e.Verdict, e.Status, e.Payload = v, v.Outcome(), preview(req.URL.Path, req.Header, raw, true, v)
 		if v.Blocked {
 			if a := req.Header.Get("Authorization"); a != "" && r.Caller != nil {
 				e.Source = r.Caller(req.Context(), a)
@@ -80,7 +79,7 @@ func (r *Recorder) Middleware(paths []string, refuse func(http.ResponseWriter, *
 		req.Body = io.NopCloser(bytes.NewReader(raw))
 		rec := &capture{ResponseWriter: w}
 		next.ServeHTTP(rec, req.WithContext(context.WithValue(req.Context(), sourceKey{}, &e.Source)))
-		e.StatusCode, e.Response = rec.code(), guard.Preview(rec.plain(), guard.Verdict{})
+		e.StatusCode, e.Response = rec.code(), preview(req.URL.Path, rec.Header(), rec.buf.Bytes(), false, guard.Verdict{})
 		e.Duration = time.Since(start) //nolint:forbidigo // latency
 		r.Record(req.Context(), e)
 	})
@@ -115,7 +114,7 @@ func (c *capture) Write(b []byte) (int, error) {
 	if c.status == 0 {
 		c.status = http.StatusOK
 	}
-	if room := captureLimit - c.buf.Len(); room > 0 {
+	if room := int(captureFor(c.Header().Get("Content-Type"))) - c.buf.Len(); room > 0 {
 		c.buf.Write(b[:min(room, len(b))])
 	}
 	return c.ResponseWriter.Write(b)
@@ -136,18 +135,4 @@ func (c *capture) code() int {
 		return http.StatusOK
 	}
 	return c.status
-}
-
-// plain is the captured answer, inflated when the REST layer gzipped it
-// (as much as the captured prefix holds).
-func (c *capture) plain() []byte {
-	if !strings.EqualFold(c.Header().Get("Content-Encoding"), "gzip") {
-		return c.buf.Bytes()
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(c.buf.Bytes()))
-	if err != nil {
-		return nil
-	}
-	out, _ := io.ReadAll(io.LimitReader(zr, 4*captureLimit)) // a cut stream ends early; keep what it gave
-	return out
 }

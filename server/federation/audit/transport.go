@@ -61,12 +61,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if req.Body != nil && req.Body != http.NoBody {
 		// Our own request: read a preview's worth and hand the rest on.
-		head, err := io.ReadAll(io.LimitReader(req.Body, captureLimit))
+		head, err := io.ReadAll(io.LimitReader(req.Body, captureFor(req.Header.Get("Content-Type"))))
 		if err != nil {
 			_ = req.Body.Close()
 			return nil, err
 		}
-		e.Payload = guard.Preview(head, guard.Verdict{})
+		e.Payload = preview(req.URL.Path, req.Header, head, true, guard.Verdict{})
 		req.Body = readCloser{io.MultiReader(bytes.NewReader(head), req.Body), req.Body}
 	}
 	res, err := t.base.RoundTrip(req)
@@ -78,9 +78,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.rec.Record(req.Context(), e)
 		return nil, err
 	}
-	head, rerr := io.ReadAll(io.LimitReader(res.Body, captureLimit))
+	head, rerr := io.ReadAll(io.LimitReader(res.Body, captureFor(res.Header.Get("Content-Type"))))
 	res.Body = readCloser{io.MultiReader(bytes.NewReader(head), errReader{rerr}, res.Body), res.Body}
-	e.StatusCode, e.Response, e.Status = res.StatusCode, guard.Preview(head, guard.Verdict{}), status(req.Context(), res.StatusCode)
+	e.StatusCode, e.Response, e.Status = res.StatusCode, preview(req.URL.Path, res.Header, head, false, guard.Verdict{}), status(req.Context(), res.StatusCode)
 	t.rec.Record(req.Context(), e)
 	return res, nil
 }

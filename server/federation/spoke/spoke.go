@@ -234,7 +234,10 @@ func (s *Admin) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) 
 	})
 	if err != nil {
 		_ = s.spoke.DB.FederationMembership.DeleteOneID(row.ID).Exec(context.WithoutCancel(ctx))
-		return nil, hubError(hubURL, err)
+		// baseUrl is this instance's --public-url, which the admin set but
+		// never sent.
+		return nil, federation.OwnField(hubError(hubURL, err), "baseUrl",
+			"this instance's address "+strings.TrimRight(s.spoke.PublicURL, "/")+" (--public-url)")
 	}
 	sealed, err := s.spoke.Secrets.SealText(res.GetPlatformToken(), tokenAAD(row.ID))
 	if err != nil {

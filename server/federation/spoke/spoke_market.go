@@ -27,6 +27,15 @@ import (
 // and run its listings through this instance (docs/decisions.md
 // "Federation: the global store (issue 14)").
 
+// Joined says whether this instance has joined a hub (the store's Global).
+func (s *Admin) Joined(ctx context.Context) (bool, error) {
+	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
+	if err != nil {
+		return false, err
+	}
+	return m != nil && m.JoinedAt != nil, nil
+}
+
 // BrowseGlobal pages the hub's public store (GET /api/v2/federation/browse)
 // through this instance's audited client. store.ErrNotJoined when this
 // instance has not joined a hub.

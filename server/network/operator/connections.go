@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/network"
 )
 
@@ -105,7 +106,8 @@ func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.Creat
 			_ = s.core.DB.NetworkConnection.UpdateOneID(row.ID).ClearPendingTokenSealed().ClearPendingUntil().
 				SetNillableTokenHash(prior.TokenHash).Exec(cleanup)
 		}
-		return nil, network.PeerError(origin, err)
+		// fromInstanceUrl is this instance's --public-url, not the operator's.
+		return nil, federation.OwnField(network.PeerError(origin, err), "fromInstanceUrl", "this instance's address "+self+" (--public-url)")
 	}
 	row, err = db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
 		return s.answered(ctx, tx, row, res, prior == nil)
@@ -182,7 +184,11 @@ func (s *Service) ListConnections(ctx context.Context, req *switchboardv1.ListCo
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.ListConnectionsResponse{Connections: lists.Map(rows, network.ConnectionProto)}, nil
+	w, err := s.core.Switch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.ListConnectionsResponse{Connections: lists.Map(rows, network.ConnectionProto), NetworkEnabled: w.Enabled}, nil
 }
 
 // ListActiveConnections lists the key's account's active connections.

@@ -5,32 +5,42 @@
 // its webhook). A decided listing leaves the list.
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
-import type { StoreAgent } from "../gen/switchboard/v1/store_pb";
-import { Region, chip, emptyState, pageOf, pager, reportUnauthenticated, timeOf, toast, type Page } from "../ui";
+import { create } from "@bufbuild/protobuf";
+import type { MarketplaceReview } from "../gen/switchboard/v1/developer_pb";
+import { StoreAgentSchema, type StoreAgent } from "../gen/switchboard/v1/store_pb";
+import { ListingOrigin, ListingStatus, ReviewKind } from "../gen/vocabulary_terms";
+import { Region, chip, emptyState, pager, reportUnauthenticated, timeOf, toast, type Page } from "../ui";
 import { termLabel } from "../vocabulary";
 
 const pageSize = 10;
 
-// PendingListing is a listing waiting for review and, for a synced one, the
-// name of the instance it came from.
-export type PendingListing = { agent: StoreAgent; origin?: string };
+// PendingListing is a listing or capability pack waiting for review, where
+// it came from (a synced one: its instance), and its kind.
+export type PendingListing = { agent: StoreAgent; origin: string; kind: string };
 
-// ADAPTER(admin-marketplace): pendingListings is the one place that asks the
-// server for the queue. Until `GET /api/admin/marketplace?status=pending_review`
-// (an admin RPC answering every account's listings with their origin
-// instance) is in the contract, it reads the admin's own listings
-// (ListStoreAgents mine=true: synced agents belong to the admin who minted
-// the instance's connect token) and keeps those in pending_review, without
-// an origin. Switch this function to the admin RPC when it lands; nothing
-// else in the view changes.
+// originOf words where a review item came from: a synced one names the
+// instance that synced it (the name it joined with).
+function originOf(r: MarketplaceReview): string {
+  if (r.origin !== ListingOrigin.Synced) return "Listed on this instance";
+  return `From instance ${r.instanceName || r.instanceId || "that is no longer joined"}`;
+}
+
+// pendingListings is the review queue of every account's listings and packs
+// (`GET /api/admin/marketplace`, ListMarketplaceReviews, oldest first), each
+// with its origin; an agent's details (price, description, version) come
+// from its listing, which the admin may read (synced agents are theirs).
 export async function pendingListings(offset: number, limit: number): Promise<{ items: PendingListing[]; page: Page }> {
-  const all: PendingListing[] = [];
-  for (let from = 0; from < 10_000; from += 100) {
-    const res = await api.store.listStoreAgents({ mine: true, limit: 100, offset: from });
-    for (const agent of res.agents) if (agent.status === "pending_review") all.push({ agent });
-    if (!res.pagination?.hasMore) break;
-  }
-  return pageOf(all, offset, limit);
+  const res = await api.developer.listMarketplaceReviews({ status: ListingStatus.PendingReview, limit, offset });
+  const items = await Promise.all(
+    res.items.map(async (r): Promise<PendingListing> => {
+      let agent: StoreAgent | undefined;
+      if (r.kind === ReviewKind.Agent) agent = await api.store.getStoreAgent({ id: r.id }).then((d) => d.agent, () => undefined);
+      agent ??= create(StoreAgentSchema, { id: r.id, name: r.name, slug: r.slug ?? "", status: r.status, createdAt: r.createdAt });
+      return { agent, origin: originOf(r), kind: r.kind };
+    }),
+  );
+  const p = res.pagination;
+  return { items, page: { offset: p?.offset ?? offset, limit: p?.limit ?? limit, total: p?.total ?? items.length, hasMore: p?.hasMore ?? false } };
 }
 
 type Decision = "reject" | "disable";
@@ -67,7 +77,7 @@ function reasonForm(decision: Decision, a: StoreAgent, problem: HTMLElement, don
   );
 }
 
-function listingRow({ agent: a, origin }: PendingListing, decided: () => void): HTMLElement {
+function listingRow({ agent: a, origin, kind }: PendingListing, decided: () => void): HTMLElement {
   const form = h("div");
   const problem = h("div", { class: "widget-problem" });
   const approve: HTMLButtonElement = h(
@@ -123,7 +133,8 @@ function listingRow({ agent: a, origin }: PendingListing, decided: () => void): 
   };
   const reject = opener("reject", "Reject");
   const disable = opener("disable", "Disable");
-  const price = a.pricingModel === "free" ? "Free" : `${termLabel("pricing_model", a.pricingModel)} · ${a.pricePerTask} ${a.currency}`;
+  const price =
+    kind !== ReviewKind.Agent || !a.pricingModel ? "" : a.pricingModel === "free" ? "Free" : `${termLabel("pricing_model", a.pricingModel)} · ${a.pricePerTask} ${a.currency}`;
   return h(
     "li",
     { class: "store-review-row listing-review-row", "data-id": a.id, "data-slug": a.slug },
@@ -134,11 +145,11 @@ function listingRow({ agent: a, origin }: PendingListing, decided: () => void): 
       h("code", { class: "key-prefix" }, a.slug),
       chip("listing", "listing_status", a.status),
     ),
-    h("p", { class: "key-sub listing-origin" }, origin ? `From instance ${origin}` : "Origin not reported by this server"),
+    h("p", { class: "key-sub listing-origin" }, origin),
     h(
       "p",
       { class: "key-sub" },
-      [a.developerName && `By ${a.developerName}`, a.category && termLabel("store_category", a.category), price, `Version ${a.version}`]
+      [kind === ReviewKind.Capability && "Capability pack", a.developerName && `By ${a.developerName}`, a.category && termLabel("store_category", a.category), price, a.version && `Version ${a.version}`]
         .filter(Boolean)
         .join(" · "),
       " · Listed ",

@@ -6,7 +6,7 @@
 // (auto-accept, muted topics, quiet hours, ambient relays, the open-relay
 // limit) are saved as one form. Relays (networkRelays.ts) and the job board
 // with the operator's capabilities (networkJobs.ts) follow. While the admin has the network off, the
-// server refuses the requests, and the view says so in their words.
+// forms that reach other instances are disabled with the reason (networkSwitch.ts).
 import { api } from "../api";
 import { h, uid } from "../dom";
 import type { NetworkConnection, NetworkPreferences } from "../gen/switchboard/v1/network_pb";
@@ -15,6 +15,7 @@ import { termLabel, terms } from "../vocabulary";
 import { onRefresh } from "../refresh";
 import { jobsPanel } from "./networkJobs";
 import { relaysSection, sendForm } from "./networkRelays";
+import { networkGate } from "./networkSwitch";
 import { ConnectionStatus } from "../gen/vocabulary_terms";
 
 function who(c: NetworkConnection): string {
@@ -143,12 +144,13 @@ function connectionRow(c: NetworkConnection, changed: () => void): HTMLElement {
   );
 }
 
-function connectionsSection(changed: () => void): { el: HTMLElement; reload: () => void } {
+function connectionsSection(changed: () => void, switched: (enabled: boolean) => void): { el: HTMLElement; reload: () => void } {
   const region = new Region("Connections");
   const load = (): Promise<void> =>
     region.load(async () => {
       changed();
       const res = await api.network.listConnections({ status: "all" });
+      switched(res.networkEnabled);
       const requests = res.connections.filter((c) => c.status === "pending" && c.direction === "inbound");
       const rest = res.connections.filter((c) => !(c.status === "pending" && c.direction === "inbound"));
       const list = (label: string, items: NetworkConnection[], empty: string) =>
@@ -236,27 +238,29 @@ export function networkView(): View {
   const relays = relaysSection((r) => send.replyTo(r));
   const send = sendForm(relays.reload);
   const jobs = jobsPanel();
+  const gate = networkGate(() => connections.reload());
   // A connection accepted or removed changes who relays and jobs can go to.
-  const connections = connectionsSection(send.reload);
+  const connections = connectionsSection(send.reload, gate.set);
   const el = h(
     "div",
     { class: "view network" },
     h("h1", null, "Network"),
+    gate.notice,
     h(
       "section",
       { class: "panel", "aria-labelledby": "network-connect" },
       h("h2", { id: "network-connect" }, "Connect with someone on another instance"),
-      connectForm(connections.reload),
+      gate.guard(connectForm(connections.reload)),
     ),
     h("section", { class: "panel", "aria-labelledby": "network-connections" }, h("h2", { id: "network-connections" }, "Connections"), connections.el),
     h(
       "section",
       { class: "panel", "aria-labelledby": "network-send" },
       h("h2", { id: "network-send" }, "Send a relay"),
-      send.el,
+      gate.guard(send.el),
     ),
     h("section", { class: "panel", "aria-labelledby": "network-relays" }, h("h2", { id: "network-relays" }, "Relays"), relays.el),
-    h("section", { class: "panel", "aria-labelledby": "network-jobs" }, h("h2", { id: "network-jobs" }, "Jobs and capabilities"), jobs.el),
+    h("section", { class: "panel", "aria-labelledby": "network-jobs" }, h("h2", { id: "network-jobs" }, "Jobs and capabilities"), gate.guard(jobs.el)),
     h("section", { class: "panel", "aria-labelledby": "network-preferences" }, h("h2", { id: "network-preferences" }, "Relay preferences"), preferencesSection()),
   );
   // Live: a request, an answer, a relay or an ack from the other side

@@ -16,7 +16,7 @@ import { termLabel, terms } from "../vocabulary";
 import { packsSection } from "./packs";
 import { reviewsSection } from "./storeReviews";
 import { onRefresh } from "../refresh";
-import { ExecutionStatus, ListingStatus, QuoteAction } from "../gen/vocabulary_terms";
+import { ExecutionStatus, ListingStatus, QuoteAction, StoreScope } from "../gen/vocabulary_terms";
 
 const pageSize = 20;
 
@@ -320,6 +320,10 @@ async function earnings(): Promise<HTMLElement> {
   );
 }
 
+// hubJoined is what the last browse said of this instance: joined to a hub
+// or not (ListStoreAgentsResponse.hubJoined).
+let hubJoined = false;
+
 export function storeView(params: URLSearchParams, id?: string): View {
   let search = params.get("search") ?? "";
   let category = params.get("category") ?? "";
@@ -332,9 +336,17 @@ export function storeView(params: URLSearchParams, id?: string): View {
   const side = new Region("Listing");
   const earningsRegion = new Region("Earnings");
 
+  const ask = (asked: string) => api.store.listStoreAgents({ search, category, pricing, sort, scope: asked, mine, limit: pageSize, offset });
   const load = () =>
     list.load(async () => {
-      const res = await api.store.listStoreAgents({ search, category, pricing, sort, scope, mine, limit: pageSize, offset });
+      // Default on an instance joined to a hub is everywhere: the network's
+      // listings beside this instance's (the API's own default stays local,
+      // document 2; docs/decisions.md "The network from the dashboard").
+      let res = await ask(scope || (hubJoined ? StoreScope.All : ""));
+      if (!scope && res.hubJoined !== hubJoined) {
+        hubJoined = res.hubJoined;
+        if (hubJoined) res = await ask(StoreScope.All);
+      }
       const p = res.pagination;
       if (res.agents.length === 0 && offset > 0) {
         offset = 0;
@@ -381,7 +393,8 @@ export function storeView(params: URLSearchParams, id?: string): View {
     options([["", "Any"], ["paid", "Paid"], ...terms("pricing_model").map((t): [string, string] => [t.value, t.label])], pricing),
   );
   const sortSelect = h("select", { name: "sort" }, options(sorts, sort));
-  // Empty is the instance's default (local, or all on a hub).
+  // Empty is the default: everywhere on a hub or an instance joined to one,
+  // else this instance's store.
   const scopeSelect = h(
     "select",
     { name: "scope" },
