@@ -52,6 +52,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/networksetting"
 	"github.com/switchboard-hq/switchboard/ent/notification"
+	"github.com/switchboard-hq/switchboard/ent/onboarding"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/periodicrun"
@@ -65,6 +66,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
+	"github.com/switchboard-hq/switchboard/ent/spritesetting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -179,6 +181,7 @@ func checkColumn(t, c string) error {
 			networkpreference.Table:    networkpreference.ValidColumn,
 			networksetting.Table:       networksetting.ValidColumn,
 			notification.Table:         notification.ValidColumn,
+			onboarding.Table:           onboarding.ValidColumn,
 			paymenthold.Table:          paymenthold.ValidColumn,
 			peerpattern.Table:          peerpattern.ValidColumn,
 			periodicrun.Table:          periodicrun.ValidColumn,
@@ -192,6 +195,7 @@ func checkColumn(t, c string) error {
 			session.Table:              session.ValidColumn,
 			setting.Table:              setting.ValidColumn,
 			shipgaterun.Table:          shipgaterun.ValidColumn,
+			spritesetting.Table:        spritesetting.ValidColumn,
 			storeagent.Table:           storeagent.ValidColumn,
 			storeinstall.Table:         storeinstall.ValidColumn,
 			storesubscription.Table:    storesubscription.ValidColumn,

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xc2d\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xc2h\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -678,7 +678,26 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\bdisabled\x12\rHook disabled\x12\x1b\n" +
 	"\ttoo_large\x12\x0eBody too large\x12\x13\n" +
 	"\ainvalid\x12\bNot JSON\x12\x1f\n" +
-	"\x06failed\x12\x15Refused by its effectZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\x06failed\x12\x15Refused by its effect\xb2\xf5\x18\xa5\x02\n" +
+	"\x0fonboarding_step\x12\x1c\n" +
+	"\aapi_key\x12\x11Create an API key\x124\n" +
+	"\fauto_approve\x12$Turn on auto-approve in the settings\x12\x18\n" +
+	"\acontact\x12\rAdd a contact\x123\n" +
+	"\x05store\x12*Install a store agent or a capability pack\x124\n" +
+	"\anetwork\x12)Connect to another operator or join a hub\x129\n" +
+	"\tassistant\x12,Hold a first conversation with the assistant\xb2\xf5\x18F\n" +
+	"\x16sprite_animation_speed\x12\f\n" +
+	"\x04slow\x12\x04Slow\x12\x10\n" +
+	"\x06normal\x12\x06Normal\x12\f\n" +
+	"\x04fast\x12\x04Fast\xb2\xf5\x18E\n" +
+	"\x11sprite_idle_style\x12\x0e\n" +
+	"\x05float\x12\x05Float\x12\x0e\n" +
+	"\x05still\x12\x05Still\x12\x10\n" +
+	"\x06hidden\x12\x06Hidden\xb2\xf5\x18?\n" +
+	"\vsprite_size\x12\x0e\n" +
+	"\x05small\x12\x05Small\x12\x10\n" +
+	"\x06normal\x12\x06Normal\x12\x0e\n" +
+	"\x05large\x12\x05LargeZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

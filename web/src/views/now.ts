@@ -14,6 +14,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { onRefresh } from "../refresh";
 import { Region, act, chip, emptyState, pageOf, pager, timeOf, toast, type Page, type View } from "../ui";
 import { termLabel } from "../vocabulary";
+import { onboardingPanel } from "./onboarding";
 import { queueItemRow } from "./queueItem";
 
 const pageSize = 10;
@@ -256,18 +257,21 @@ export function nowView(): View {
 
   const notifications = notificationsPanel();
   const strip = dayStrip();
+  const onboarding = onboardingPanel();
 
   const refresh = () => {
     void loadPending();
     void loadReview();
     void notifications.load();
     void strip.load();
+    void onboarding.load();
   };
 
   const el = h(
     "div",
     { class: "view now" },
     h("h1", null, "Now"),
+    onboarding.el,
     strip.el,
     h(
       "section",
