@@ -53,6 +53,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/networksetting"
 	"github.com/switchboard-hq/switchboard/ent/notification"
+	"github.com/switchboard-hq/switchboard/ent/onboarding"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/periodicrun"
@@ -66,6 +67,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
+	"github.com/switchboard-hq/switchboard/ent/spritesetting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -182,6 +184,7 @@ func checkColumn(t, c string) error {
 			networkpreference.Table:    networkpreference.ValidColumn,
 			networksetting.Table:       networksetting.ValidColumn,
 			notification.Table:         notification.ValidColumn,
+			onboarding.Table:           onboarding.ValidColumn,
 			paymenthold.Table:          paymenthold.ValidColumn,
 			peerpattern.Table:          peerpattern.ValidColumn,
 			periodicrun.Table:          periodicrun.ValidColumn,
@@ -195,6 +198,7 @@ func checkColumn(t, c string) error {
 			session.Table:              session.ValidColumn,
 			setting.Table:              setting.ValidColumn,
 			shipgaterun.Table:          shipgaterun.ValidColumn,
+			spritesetting.Table:        spritesetting.ValidColumn,
 			storeagent.Table:           storeagent.ValidColumn,
 			storeinstall.Table:         storeinstall.ValidColumn,
 			storesubscription.Table:    storesubscription.ValidColumn,

@@ -52,6 +52,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/networksetting"
 	"github.com/switchboard-hq/switchboard/ent/notification"
+	"github.com/switchboard-hq/switchboard/ent/onboarding"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/periodicrun"
@@ -67,6 +68,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
+	"github.com/switchboard-hq/switchboard/ent/spritesetting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -135,6 +137,7 @@ const (
 	TypeNetworkPreference    = "NetworkPreference"
 	TypeNetworkSetting       = "NetworkSetting"
 	TypeNotification         = "Notification"
+	TypeOnboarding           = "Onboarding"
 	TypePaymentHold          = "PaymentHold"
 	TypePeerPattern          = "PeerPattern"
 	TypePeriodicRun          = "PeriodicRun"
@@ -148,6 +151,7 @@ const (
 	TypeSession              = "Session"
 	TypeSetting              = "Setting"
 	TypeShipGateRun          = "ShipGateRun"
+	TypeSpriteSetting        = "SpriteSetting"
 	TypeStoreAgent           = "StoreAgent"
 	TypeStoreInstall         = "StoreInstall"
 	TypeStoreSubscription    = "StoreSubscription"
@@ -53611,6 +53615,738 @@ func (m *NotificationMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Notification edge %s", name)
 }
 
+// OnboardingMutation represents an operation that mutates the Onboarding nodes in the graph.
+type OnboardingMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	user_id       *string
+	project_id    *string
+	card_id       *string
+	steps         *[]string
+	appendsteps   []string
+	completed_at  *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*Onboarding, error)
+	predicates    []predicate.Onboarding
+}
+
+var _ ent.Mutation = (*OnboardingMutation)(nil)
+
+// onboardingOption allows management of the mutation configuration using functional options.
+type onboardingOption func(*OnboardingMutation)
+
+// newOnboardingMutation creates new mutation for the Onboarding entity.
+func newOnboardingMutation(c config, op Op, opts ...onboardingOption) *OnboardingMutation {
+	m := &OnboardingMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOnboarding,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOnboardingID sets the ID field of the mutation.
+func withOnboardingID(id string) onboardingOption {
+	return func(m *OnboardingMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Onboarding
+		)
+		m.oldValue = func(ctx context.Context) (*Onboarding, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Onboarding.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOnboarding sets the old Onboarding of the mutation.
+func withOnboarding(node *Onboarding) onboardingOption {
+	return func(m *OnboardingMutation) {
+		m.oldValue = func(context.Context) (*Onboarding, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OnboardingMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OnboardingMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Onboarding entities.
+func (m *OnboardingMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OnboardingMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OnboardingMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Onboarding.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OnboardingMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OnboardingMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Onboarding entity.
+// If the Onboarding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OnboardingMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OnboardingMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *OnboardingMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *OnboardingMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Onboarding entity.
+// If the Onboarding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OnboardingMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *OnboardingMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *OnboardingMutation) SetUserID(s string) {
+	m.user_id = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *OnboardingMutation) UserID() (r string, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the Onboarding entity.
+// If the Onboarding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OnboardingMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *OnboardingMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetProjectID sets the "project_id" field.
+func (m *OnboardingMutation) SetProjectID(s string) {
+	m.project_id = &s
+}
+
+// ProjectID returns the value of the "project_id" field in the mutation.
+func (m *OnboardingMutation) ProjectID() (r string, exists bool) {
+	v := m.project_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProjectID returns the old "project_id" field's value of the Onboarding entity.
+// If the Onboarding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OnboardingMutation) OldProjectID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProjectID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProjectID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProjectID: %w", err)
+	}
+	return oldValue.ProjectID, nil
+}
+
+// ClearProjectID clears the value of the "project_id" field.
+func (m *OnboardingMutation) ClearProjectID() {
+	m.project_id = nil
+	m.clearedFields[onboarding.FieldProjectID] = struct{}{}
+}
+
+// ProjectIDCleared returns if the "project_id" field was cleared in this mutation.
+func (m *OnboardingMutation) ProjectIDCleared() bool {
+	_, ok := m.clearedFields[onboarding.FieldProjectID]
+	return ok
+}
+
+// ResetProjectID resets all changes to the "project_id" field.
+func (m *OnboardingMutation) ResetProjectID() {
+	m.project_id = nil
+	delete(m.clearedFields, onboarding.FieldProjectID)
+}
+
+// SetCardID sets the "card_id" field.
+func (m *OnboardingMutation) SetCardID(s string) {
+	m.card_id = &s
+}
+
+// CardID returns the value of the "card_id" field in the mutation.
+func (m *OnboardingMutation) CardID() (r string, exists bool) {
+	v := m.card_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCardID returns the old "card_id" field's value of the Onboarding entity.
+// If the Onboarding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OnboardingMutation) OldCardID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCardID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCardID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCardID: %w", err)
+	}
+	return oldValue.CardID, nil
+}
+
+// ClearCardID clears the value of the "card_id" field.
+func (m *OnboardingMutation) ClearCardID() {
+	m.card_id = nil
+	m.clearedFields[onboarding.FieldCardID] = struct{}{}
+}
+
+// CardIDCleared returns if the "card_id" field was cleared in this mutation.
+func (m *OnboardingMutation) CardIDCleared() bool {
+	_, ok := m.clearedFields[onboarding.FieldCardID]
+	return ok
+}
+
+// ResetCardID resets all changes to the "card_id" field.
+func (m *OnboardingMutation) ResetCardID() {
+	m.card_id = nil
+	delete(m.clearedFields, onboarding.FieldCardID)
+}
+
+// SetSteps sets the "steps" field.
+func (m *OnboardingMutation) SetSteps(s []string) {
+	m.steps = &s
+	m.appendsteps = nil
+}
+
+// Steps returns the value of the "steps" field in the mutation.
+func (m *OnboardingMutation) Steps() (r []string, exists bool) {
+	v := m.steps
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSteps returns the old "steps" field's value of the Onboarding entity.
+// If the Onboarding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OnboardingMutation) OldSteps(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSteps is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSteps requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSteps: %w", err)
+	}
+	return oldValue.Steps, nil
+}
+
+// AppendSteps adds s to the "steps" field.
+func (m *OnboardingMutation) AppendSteps(s []string) {
+	m.appendsteps = append(m.appendsteps, s...)
+}
+
+// AppendedSteps returns the list of values that were appended to the "steps" field in this mutation.
+func (m *OnboardingMutation) AppendedSteps() ([]string, bool) {
+	if len(m.appendsteps) == 0 {
+		return nil, false
+	}
+	return m.appendsteps, true
+}
+
+// ResetSteps resets all changes to the "steps" field.
+func (m *OnboardingMutation) ResetSteps() {
+	m.steps = nil
+	m.appendsteps = nil
+}
+
+// SetCompletedAt sets the "completed_at" field.
+func (m *OnboardingMutation) SetCompletedAt(t time.Time) {
+	m.completed_at = &t
+}
+
+// CompletedAt returns the value of the "completed_at" field in the mutation.
+func (m *OnboardingMutation) CompletedAt() (r time.Time, exists bool) {
+	v := m.completed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompletedAt returns the old "completed_at" field's value of the Onboarding entity.
+// If the Onboarding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OnboardingMutation) OldCompletedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompletedAt: %w", err)
+	}
+	return oldValue.CompletedAt, nil
+}
+
+// ClearCompletedAt clears the value of the "completed_at" field.
+func (m *OnboardingMutation) ClearCompletedAt() {
+	m.completed_at = nil
+	m.clearedFields[onboarding.FieldCompletedAt] = struct{}{}
+}
+
+// CompletedAtCleared returns if the "completed_at" field was cleared in this mutation.
+func (m *OnboardingMutation) CompletedAtCleared() bool {
+	_, ok := m.clearedFields[onboarding.FieldCompletedAt]
+	return ok
+}
+
+// ResetCompletedAt resets all changes to the "completed_at" field.
+func (m *OnboardingMutation) ResetCompletedAt() {
+	m.completed_at = nil
+	delete(m.clearedFields, onboarding.FieldCompletedAt)
+}
+
+// Where appends a list predicates to the OnboardingMutation builder.
+func (m *OnboardingMutation) Where(ps ...predicate.Onboarding) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OnboardingMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OnboardingMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Onboarding, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OnboardingMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OnboardingMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Onboarding).
+func (m *OnboardingMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OnboardingMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, onboarding.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, onboarding.FieldUpdatedAt)
+	}
+	if m.user_id != nil {
+		fields = append(fields, onboarding.FieldUserID)
+	}
+	if m.project_id != nil {
+		fields = append(fields, onboarding.FieldProjectID)
+	}
+	if m.card_id != nil {
+		fields = append(fields, onboarding.FieldCardID)
+	}
+	if m.steps != nil {
+		fields = append(fields, onboarding.FieldSteps)
+	}
+	if m.completed_at != nil {
+		fields = append(fields, onboarding.FieldCompletedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OnboardingMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case onboarding.FieldCreatedAt:
+		return m.CreatedAt()
+	case onboarding.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case onboarding.FieldUserID:
+		return m.UserID()
+	case onboarding.FieldProjectID:
+		return m.ProjectID()
+	case onboarding.FieldCardID:
+		return m.CardID()
+	case onboarding.FieldSteps:
+		return m.Steps()
+	case onboarding.FieldCompletedAt:
+		return m.CompletedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OnboardingMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case onboarding.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case onboarding.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case onboarding.FieldUserID:
+		return m.OldUserID(ctx)
+	case onboarding.FieldProjectID:
+		return m.OldProjectID(ctx)
+	case onboarding.FieldCardID:
+		return m.OldCardID(ctx)
+	case onboarding.FieldSteps:
+		return m.OldSteps(ctx)
+	case onboarding.FieldCompletedAt:
+		return m.OldCompletedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Onboarding field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OnboardingMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case onboarding.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case onboarding.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case onboarding.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case onboarding.FieldProjectID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProjectID(v)
+		return nil
+	case onboarding.FieldCardID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCardID(v)
+		return nil
+	case onboarding.FieldSteps:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSteps(v)
+		return nil
+	case onboarding.FieldCompletedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompletedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Onboarding field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OnboardingMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OnboardingMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OnboardingMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Onboarding numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OnboardingMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(onboarding.FieldProjectID) {
+		fields = append(fields, onboarding.FieldProjectID)
+	}
+	if m.FieldCleared(onboarding.FieldCardID) {
+		fields = append(fields, onboarding.FieldCardID)
+	}
+	if m.FieldCleared(onboarding.FieldCompletedAt) {
+		fields = append(fields, onboarding.FieldCompletedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OnboardingMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OnboardingMutation) ClearField(name string) error {
+	switch name {
+	case onboarding.FieldProjectID:
+		m.ClearProjectID()
+		return nil
+	case onboarding.FieldCardID:
+		m.ClearCardID()
+		return nil
+	case onboarding.FieldCompletedAt:
+		m.ClearCompletedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Onboarding nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OnboardingMutation) ResetField(name string) error {
+	switch name {
+	case onboarding.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case onboarding.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case onboarding.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case onboarding.FieldProjectID:
+		m.ResetProjectID()
+		return nil
+	case onboarding.FieldCardID:
+		m.ResetCardID()
+		return nil
+	case onboarding.FieldSteps:
+		m.ResetSteps()
+		return nil
+	case onboarding.FieldCompletedAt:
+		m.ResetCompletedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Onboarding field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OnboardingMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OnboardingMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OnboardingMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OnboardingMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OnboardingMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OnboardingMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OnboardingMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Onboarding unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OnboardingMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Onboarding edge %s", name)
+}
+
 // PaymentHoldMutation represents an operation that mutates the PaymentHold nodes in the graph.
 type PaymentHoldMutation struct {
 	config
@@ -68603,6 +69339,806 @@ func (m *ShipGateRunMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ShipGateRun edge %s", name)
+}
+
+// SpriteSettingMutation represents an operation that mutates the SpriteSetting nodes in the graph.
+type SpriteSettingMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	user_id         *string
+	enabled         *bool
+	show_labels     *bool
+	animation_speed *spritesetting.AnimationSpeed
+	idle_style      *spritesetting.IdleStyle
+	opacity         *float64
+	addopacity      *float64
+	size            *spritesetting.Size
+	clearedFields   map[string]struct{}
+	done            bool
+	oldValue        func(context.Context) (*SpriteSetting, error)
+	predicates      []predicate.SpriteSetting
+}
+
+var _ ent.Mutation = (*SpriteSettingMutation)(nil)
+
+// spritesettingOption allows management of the mutation configuration using functional options.
+type spritesettingOption func(*SpriteSettingMutation)
+
+// newSpriteSettingMutation creates new mutation for the SpriteSetting entity.
+func newSpriteSettingMutation(c config, op Op, opts ...spritesettingOption) *SpriteSettingMutation {
+	m := &SpriteSettingMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSpriteSetting,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSpriteSettingID sets the ID field of the mutation.
+func withSpriteSettingID(id string) spritesettingOption {
+	return func(m *SpriteSettingMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SpriteSetting
+		)
+		m.oldValue = func(ctx context.Context) (*SpriteSetting, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SpriteSetting.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSpriteSetting sets the old SpriteSetting of the mutation.
+func withSpriteSetting(node *SpriteSetting) spritesettingOption {
+	return func(m *SpriteSettingMutation) {
+		m.oldValue = func(context.Context) (*SpriteSetting, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SpriteSettingMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SpriteSettingMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SpriteSetting entities.
+func (m *SpriteSettingMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SpriteSettingMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SpriteSettingMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SpriteSetting.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SpriteSettingMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SpriteSettingMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SpriteSetting entity.
+// If the SpriteSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpriteSettingMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SpriteSettingMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SpriteSettingMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SpriteSettingMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SpriteSetting entity.
+// If the SpriteSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpriteSettingMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SpriteSettingMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *SpriteSettingMutation) SetUserID(s string) {
+	m.user_id = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *SpriteSettingMutation) UserID() (r string, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the SpriteSetting entity.
+// If the SpriteSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpriteSettingMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *SpriteSettingMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetEnabled sets the "enabled" field.
+func (m *SpriteSettingMutation) SetEnabled(b bool) {
+	m.enabled = &b
+}
+
+// Enabled returns the value of the "enabled" field in the mutation.
+func (m *SpriteSettingMutation) Enabled() (r bool, exists bool) {
+	v := m.enabled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEnabled returns the old "enabled" field's value of the SpriteSetting entity.
+// If the SpriteSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpriteSettingMutation) OldEnabled(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEnabled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEnabled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEnabled: %w", err)
+	}
+	return oldValue.Enabled, nil
+}
+
+// ResetEnabled resets all changes to the "enabled" field.
+func (m *SpriteSettingMutation) ResetEnabled() {
+	m.enabled = nil
+}
+
+// SetShowLabels sets the "show_labels" field.
+func (m *SpriteSettingMutation) SetShowLabels(b bool) {
+	m.show_labels = &b
+}
+
+// ShowLabels returns the value of the "show_labels" field in the mutation.
+func (m *SpriteSettingMutation) ShowLabels() (r bool, exists bool) {
+	v := m.show_labels
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShowLabels returns the old "show_labels" field's value of the SpriteSetting entity.
+// If the SpriteSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpriteSettingMutation) OldShowLabels(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShowLabels is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShowLabels requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShowLabels: %w", err)
+	}
+	return oldValue.ShowLabels, nil
+}
+
+// ResetShowLabels resets all changes to the "show_labels" field.
+func (m *SpriteSettingMutation) ResetShowLabels() {
+	m.show_labels = nil
+}
+
+// SetAnimationSpeed sets the "animation_speed" field.
+func (m *SpriteSettingMutation) SetAnimationSpeed(ss spritesetting.AnimationSpeed) {
+	m.animation_speed = &ss
+}
+
+// AnimationSpeed returns the value of the "animation_speed" field in the mutation.
+func (m *SpriteSettingMutation) AnimationSpeed() (r spritesetting.AnimationSpeed, exists bool) {
+	v := m.animation_speed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAnimationSpeed returns the old "animation_speed" field's value of the SpriteSetting entity.
+// If the SpriteSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpriteSettingMutation) OldAnimationSpeed(ctx context.Context) (v spritesetting.AnimationSpeed, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAnimationSpeed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAnimationSpeed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAnimationSpeed: %w", err)
+	}
+	return oldValue.AnimationSpeed, nil
+}
+
+// ResetAnimationSpeed resets all changes to the "animation_speed" field.
+func (m *SpriteSettingMutation) ResetAnimationSpeed() {
+	m.animation_speed = nil
+}
+
+// SetIdleStyle sets the "idle_style" field.
+func (m *SpriteSettingMutation) SetIdleStyle(ss spritesetting.IdleStyle) {
+	m.idle_style = &ss
+}
+
+// IdleStyle returns the value of the "idle_style" field in the mutation.
+func (m *SpriteSettingMutation) IdleStyle() (r spritesetting.IdleStyle, exists bool) {
+	v := m.idle_style
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdleStyle returns the old "idle_style" field's value of the SpriteSetting entity.
+// If the SpriteSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpriteSettingMutation) OldIdleStyle(ctx context.Context) (v spritesetting.IdleStyle, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdleStyle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdleStyle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdleStyle: %w", err)
+	}
+	return oldValue.IdleStyle, nil
+}
+
+// ResetIdleStyle resets all changes to the "idle_style" field.
+func (m *SpriteSettingMutation) ResetIdleStyle() {
+	m.idle_style = nil
+}
+
+// SetOpacity sets the "opacity" field.
+func (m *SpriteSettingMutation) SetOpacity(f float64) {
+	m.opacity = &f
+	m.addopacity = nil
+}
+
+// Opacity returns the value of the "opacity" field in the mutation.
+func (m *SpriteSettingMutation) Opacity() (r float64, exists bool) {
+	v := m.opacity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOpacity returns the old "opacity" field's value of the SpriteSetting entity.
+// If the SpriteSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpriteSettingMutation) OldOpacity(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOpacity is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOpacity requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOpacity: %w", err)
+	}
+	return oldValue.Opacity, nil
+}
+
+// AddOpacity adds f to the "opacity" field.
+func (m *SpriteSettingMutation) AddOpacity(f float64) {
+	if m.addopacity != nil {
+		*m.addopacity += f
+	} else {
+		m.addopacity = &f
+	}
+}
+
+// AddedOpacity returns the value that was added to the "opacity" field in this mutation.
+func (m *SpriteSettingMutation) AddedOpacity() (r float64, exists bool) {
+	v := m.addopacity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOpacity resets all changes to the "opacity" field.
+func (m *SpriteSettingMutation) ResetOpacity() {
+	m.opacity = nil
+	m.addopacity = nil
+}
+
+// SetSize sets the "size" field.
+func (m *SpriteSettingMutation) SetSize(s spritesetting.Size) {
+	m.size = &s
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *SpriteSettingMutation) Size() (r spritesetting.Size, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the SpriteSetting entity.
+// If the SpriteSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpriteSettingMutation) OldSize(ctx context.Context) (v spritesetting.Size, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *SpriteSettingMutation) ResetSize() {
+	m.size = nil
+}
+
+// Where appends a list predicates to the SpriteSettingMutation builder.
+func (m *SpriteSettingMutation) Where(ps ...predicate.SpriteSetting) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SpriteSettingMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SpriteSettingMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SpriteSetting, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SpriteSettingMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SpriteSettingMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SpriteSetting).
+func (m *SpriteSettingMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SpriteSettingMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, spritesetting.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, spritesetting.FieldUpdatedAt)
+	}
+	if m.user_id != nil {
+		fields = append(fields, spritesetting.FieldUserID)
+	}
+	if m.enabled != nil {
+		fields = append(fields, spritesetting.FieldEnabled)
+	}
+	if m.show_labels != nil {
+		fields = append(fields, spritesetting.FieldShowLabels)
+	}
+	if m.animation_speed != nil {
+		fields = append(fields, spritesetting.FieldAnimationSpeed)
+	}
+	if m.idle_style != nil {
+		fields = append(fields, spritesetting.FieldIdleStyle)
+	}
+	if m.opacity != nil {
+		fields = append(fields, spritesetting.FieldOpacity)
+	}
+	if m.size != nil {
+		fields = append(fields, spritesetting.FieldSize)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SpriteSettingMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case spritesetting.FieldCreatedAt:
+		return m.CreatedAt()
+	case spritesetting.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case spritesetting.FieldUserID:
+		return m.UserID()
+	case spritesetting.FieldEnabled:
+		return m.Enabled()
+	case spritesetting.FieldShowLabels:
+		return m.ShowLabels()
+	case spritesetting.FieldAnimationSpeed:
+		return m.AnimationSpeed()
+	case spritesetting.FieldIdleStyle:
+		return m.IdleStyle()
+	case spritesetting.FieldOpacity:
+		return m.Opacity()
+	case spritesetting.FieldSize:
+		return m.Size()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SpriteSettingMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case spritesetting.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case spritesetting.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case spritesetting.FieldUserID:
+		return m.OldUserID(ctx)
+	case spritesetting.FieldEnabled:
+		return m.OldEnabled(ctx)
+	case spritesetting.FieldShowLabels:
+		return m.OldShowLabels(ctx)
+	case spritesetting.FieldAnimationSpeed:
+		return m.OldAnimationSpeed(ctx)
+	case spritesetting.FieldIdleStyle:
+		return m.OldIdleStyle(ctx)
+	case spritesetting.FieldOpacity:
+		return m.OldOpacity(ctx)
+	case spritesetting.FieldSize:
+		return m.OldSize(ctx)
+	}
+	return nil, fmt.Errorf("unknown SpriteSetting field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SpriteSettingMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case spritesetting.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case spritesetting.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case spritesetting.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case spritesetting.FieldEnabled:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEnabled(v)
+		return nil
+	case spritesetting.FieldShowLabels:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShowLabels(v)
+		return nil
+	case spritesetting.FieldAnimationSpeed:
+		v, ok := value.(spritesetting.AnimationSpeed)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnimationSpeed(v)
+		return nil
+	case spritesetting.FieldIdleStyle:
+		v, ok := value.(spritesetting.IdleStyle)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdleStyle(v)
+		return nil
+	case spritesetting.FieldOpacity:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOpacity(v)
+		return nil
+	case spritesetting.FieldSize:
+		v, ok := value.(spritesetting.Size)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SpriteSetting field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SpriteSettingMutation) AddedFields() []string {
+	var fields []string
+	if m.addopacity != nil {
+		fields = append(fields, spritesetting.FieldOpacity)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SpriteSettingMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case spritesetting.FieldOpacity:
+		return m.AddedOpacity()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SpriteSettingMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case spritesetting.FieldOpacity:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOpacity(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SpriteSetting numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SpriteSettingMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SpriteSettingMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SpriteSettingMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown SpriteSetting nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SpriteSettingMutation) ResetField(name string) error {
+	switch name {
+	case spritesetting.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case spritesetting.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case spritesetting.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case spritesetting.FieldEnabled:
+		m.ResetEnabled()
+		return nil
+	case spritesetting.FieldShowLabels:
+		m.ResetShowLabels()
+		return nil
+	case spritesetting.FieldAnimationSpeed:
+		m.ResetAnimationSpeed()
+		return nil
+	case spritesetting.FieldIdleStyle:
+		m.ResetIdleStyle()
+		return nil
+	case spritesetting.FieldOpacity:
+		m.ResetOpacity()
+		return nil
+	case spritesetting.FieldSize:
+		m.ResetSize()
+		return nil
+	}
+	return fmt.Errorf("unknown SpriteSetting field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SpriteSettingMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SpriteSettingMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SpriteSettingMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SpriteSettingMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SpriteSettingMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SpriteSettingMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SpriteSettingMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown SpriteSetting unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SpriteSettingMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown SpriteSetting edge %s", name)
 }
 
 // StoreAgentMutation represents an operation that mutates the StoreAgent nodes in the graph.

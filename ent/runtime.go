@@ -44,6 +44,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/networksetting"
 	"github.com/switchboard-hq/switchboard/ent/notification"
+	"github.com/switchboard-hq/switchboard/ent/onboarding"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/periodicrun"
@@ -58,6 +59,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
+	"github.com/switchboard-hq/switchboard/ent/spritesetting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -1648,6 +1650,35 @@ func init() {
 			return nil
 		}
 	}()
+	onboardingMixin := schema.Onboarding{}.Mixin()
+	onboardingMixinFields0 := onboardingMixin[0].Fields()
+	_ = onboardingMixinFields0
+	onboardingFields := schema.Onboarding{}.Fields()
+	_ = onboardingFields
+	// onboardingDescSteps is the schema descriptor for steps field.
+	onboardingDescSteps := onboardingFields[3].Descriptor()
+	// onboarding.DefaultSteps holds the default value on creation for the steps field.
+	onboarding.DefaultSteps = onboardingDescSteps.Default.([]string)
+	// onboardingDescID is the schema descriptor for id field.
+	onboardingDescID := onboardingMixinFields0[0].Descriptor()
+	// onboarding.DefaultID holds the default value on creation for the id field.
+	onboarding.DefaultID = onboardingDescID.Default.(func() string)
+	// onboarding.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	onboarding.IDValidator = func() func(string) error {
+		validators := onboardingDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	paymentholdMixin := schema.PaymentHold{}.Mixin()
 	paymentholdMixinFields0 := paymentholdMixin[0].Fields()
 	_ = paymentholdMixinFields0
@@ -2037,6 +2068,59 @@ func init() {
 	// shipgaterun.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	shipgaterun.IDValidator = func() func(string) error {
 		validators := shipgaterunDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	spritesettingMixin := schema.SpriteSetting{}.Mixin()
+	spritesettingMixinFields0 := spritesettingMixin[0].Fields()
+	_ = spritesettingMixinFields0
+	spritesettingFields := schema.SpriteSetting{}.Fields()
+	_ = spritesettingFields
+	// spritesettingDescEnabled is the schema descriptor for enabled field.
+	spritesettingDescEnabled := spritesettingFields[1].Descriptor()
+	// spritesetting.DefaultEnabled holds the default value on creation for the enabled field.
+	spritesetting.DefaultEnabled = spritesettingDescEnabled.Default.(bool)
+	// spritesettingDescShowLabels is the schema descriptor for show_labels field.
+	spritesettingDescShowLabels := spritesettingFields[2].Descriptor()
+	// spritesetting.DefaultShowLabels holds the default value on creation for the show_labels field.
+	spritesetting.DefaultShowLabels = spritesettingDescShowLabels.Default.(bool)
+	// spritesettingDescOpacity is the schema descriptor for opacity field.
+	spritesettingDescOpacity := spritesettingFields[5].Descriptor()
+	// spritesetting.DefaultOpacity holds the default value on creation for the opacity field.
+	spritesetting.DefaultOpacity = spritesettingDescOpacity.Default.(float64)
+	// spritesetting.OpacityValidator is a validator for the "opacity" field. It is called by the builders before save.
+	spritesetting.OpacityValidator = func() func(float64) error {
+		validators := spritesettingDescOpacity.Validators
+		fns := [...]func(float64) error{
+			validators[0].(func(float64) error),
+			validators[1].(func(float64) error),
+		}
+		return func(opacity float64) error {
+			for _, fn := range fns {
+				if err := fn(opacity); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// spritesettingDescID is the schema descriptor for id field.
+	spritesettingDescID := spritesettingMixinFields0[0].Descriptor()
+	// spritesetting.DefaultID holds the default value on creation for the id field.
+	spritesetting.DefaultID = spritesettingDescID.Default.(func() string)
+	// spritesetting.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	spritesetting.IDValidator = func() func(string) error {
+		validators := spritesettingDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -96,6 +96,8 @@ type Tx struct {
 	NetworkSetting *NetworkSettingClient
 	// Notification is the client for interacting with the Notification builders.
 	Notification *NotificationClient
+	// Onboarding is the client for interacting with the Onboarding builders.
+	Onboarding *OnboardingClient
 	// PaymentHold is the client for interacting with the PaymentHold builders.
 	PaymentHold *PaymentHoldClient
 	// PeerPattern is the client for interacting with the PeerPattern builders.
@@ -122,6 +124,8 @@ type Tx struct {
 	Setting *SettingClient
 	// ShipGateRun is the client for interacting with the ShipGateRun builders.
 	ShipGateRun *ShipGateRunClient
+	// SpriteSetting is the client for interacting with the SpriteSetting builders.
+	SpriteSetting *SpriteSettingClient
 	// StoreAgent is the client for interacting with the StoreAgent builders.
 	StoreAgent *StoreAgentClient
 	// StoreInstall is the client for interacting with the StoreInstall builders.
@@ -324,6 +328,7 @@ func (tx *Tx) init() {
 	tx.NetworkPreference = NewNetworkPreferenceClient(tx.config)
 	tx.NetworkSetting = NewNetworkSettingClient(tx.config)
 	tx.Notification = NewNotificationClient(tx.config)
+	tx.Onboarding = NewOnboardingClient(tx.config)
 	tx.PaymentHold = NewPaymentHoldClient(tx.config)
 	tx.PeerPattern = NewPeerPatternClient(tx.config)
 	tx.PeriodicRun = NewPeriodicRunClient(tx.config)
@@ -337,6 +342,7 @@ func (tx *Tx) init() {
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.ShipGateRun = NewShipGateRunClient(tx.config)
+	tx.SpriteSetting = NewSpriteSettingClient(tx.config)
 	tx.StoreAgent = NewStoreAgentClient(tx.config)
 	tx.StoreInstall = NewStoreInstallClient(tx.config)
 	tx.StoreSubscription = NewStoreSubscriptionClient(tx.config)

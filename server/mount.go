@@ -92,6 +92,8 @@ func mounts(s services) []mount {
 		// Its REST twin is the SSE handler New mounts (POST /api/chat/send).
 		connectOnly(switchboardv1connect.AssistantChatServiceHandler(s.conversation), switchboardv1connect.NewAssistantChatServiceHandler, s.events.Bus.Deadlines),
 		serve(switchboardv1connect.NewAssistantPromptServiceHandler, switchboardv1.RegisterAssistantPromptServiceHandlerServer)(s.prompt, s.prompt),
+		serve(switchboardv1connect.NewOnboardingServiceHandler, switchboardv1.RegisterOnboardingServiceHandlerServer)(s.onboarding, s.onboarding),
+		serve(switchboardv1connect.NewSpriteServiceHandler, switchboardv1.RegisterSpriteServiceHandlerServer)(s.sprite, s.sprite),
 	}
 }
 

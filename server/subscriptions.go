@@ -5,14 +5,20 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capabilities"
 	"github.com/switchboard-hq/switchboard/server/dashboard"
+	"github.com/switchboard-hq/switchboard/server/contacts"
 	"github.com/switchboard-hq/switchboard/server/developer"
+	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 	"github.com/switchboard-hq/switchboard/server/kanban"
+	"github.com/switchboard-hq/switchboard/server/keys"
 	"github.com/switchboard-hq/switchboard/server/network"
+	onboardingrules "github.com/switchboard-hq/switchboard/server/onboarding/rules"
 	"github.com/switchboard-hq/switchboard/server/queue"
+	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
 )
@@ -146,6 +152,7 @@ func subscriptions(h *house) []db.Subscription {
 		}),
 		db.OnCommit(func(_ context.Context, ev auth.CredentialEnded) { h.door.EndStreams(ev.Credential) }),
 	}
+	subs = append(subs, onboardingSubscriptions(s)...)
 	if finished := h.cfg.Executions.Finished; finished != nil {
 		subs = append(subs, db.On(func(ctx context.Context, tx *db.Tx, ev engine.ExecutionFinished) error {
 			return finished(ctx, tx, ev.Execution)
@@ -159,5 +166,38 @@ func subscriptions(h *house) []db.Subscription {
 func (h *house) publish(ctx context.Context, userID string, ev *switchboardv1.ChatEvent) {
 	if err := h.bus.Publish(ctx, userID, ev); err != nil {
 		h.cfg.Logger.WarnContext(ctx, "dashboard: live event not stored", "type", ev.GetType(), "error", err)
+	}
+}
+
+// onboardingSubscriptions are the real actions that complete the onboarding
+// checklist's steps (RULINGS "Onboarding, sprite, admin views, the developer
+// portal"), each in the action's own unit of work; an install is heard after
+// its commit, as the store and the packs publish it.
+func onboardingSubscriptions(s services) []db.Subscription {
+	o := s.onboarding
+	return []db.Subscription{
+		db.On(func(ctx context.Context, tx *db.Tx, ev keys.Created) error {
+			return o.Done(ctx, tx, ev.UserID, vocab.OnboardingStepAPIKey, onboardingrules.ByAction)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev settings.Saved) error {
+			if !ev.Setting.QueueAutoApprove {
+				return nil
+			}
+			return o.Done(ctx, tx, ev.Setting.UserID, vocab.OnboardingStepAutoApprove, onboardingrules.BySettings)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev contacts.Added) error {
+			return o.Done(ctx, tx, ev.UserID, vocab.OnboardingStepContact, onboardingrules.ByAction)
+		}),
+		db.OnCommit(func(ctx context.Context, ev store.InstallsChanged) { o.Installed(ctx, ev.UserID) }),
+		db.OnCommit(func(ctx context.Context, ev capabilities.InstallsChanged) { o.Installed(ctx, ev.UserID) }),
+		db.On(func(ctx context.Context, tx *db.Tx, ev network.ConnectionAccepted) error {
+			return o.Done(ctx, tx, ev.Connection.UserID, vocab.OnboardingStepNetwork, onboardingrules.ByAction)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev spoke.HubJoined) error {
+			return o.Done(ctx, tx, ev.UserID, vocab.OnboardingStepNetwork, onboardingrules.ByAction)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev assistant.TurnStarted) error {
+			return o.Done(ctx, tx, ev.UserID, vocab.OnboardingStepAssistant, onboardingrules.ByAction)
+		}),
 	}
 }

@@ -62,6 +62,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/setting"
+	"github.com/switchboard-hq/switchboard/ent/spritesetting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
@@ -281,6 +282,9 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"job_applications.pricing_model", "capability_pricing_model", entEnum(jobapplication.PricingModelValidator)},
 		{"contract_reviews.by", "contract_role", entEnum(contractreview.ByValidator)},
 		{"contract_reviews.visibility", "review_visibility", entEnum(contractreview.VisibilityValidator)},
+		{"sprite_settings.animation_speed", "sprite_animation_speed", entEnum(spritesetting.AnimationSpeedValidator)},
+		{"sprite_settings.idle_style", "sprite_idle_style", entEnum(spritesetting.IdleStyleValidator)},
+		{"sprite_settings.size", "sprite_size", entEnum(spritesetting.SizeValidator)},
 	}
 	// Every record that holds words the prompt may read says who wrote them.
 	for table, validators := range map[string][2]func(string) error{

@@ -51,10 +51,12 @@ import (
 	"github.com/switchboard-hq/switchboard/server/network/operator"
 	"github.com/switchboard-hq/switchboard/server/network/peers"
 	"github.com/switchboard-hq/switchboard/server/network/relays"
+	"github.com/switchboard-hq/switchboard/server/onboarding"
 	"github.com/switchboard-hq/switchboard/server/profiles"
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/reputation"
 	"github.com/switchboard-hq/switchboard/server/settings"
+	"github.com/switchboard-hq/switchboard/server/sprite"
 	"github.com/switchboard-hq/switchboard/server/store"
 	storeadmin "github.com/switchboard-hq/switchboard/server/store/admin"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
@@ -146,6 +148,11 @@ type services struct {
 
 	// storeAdmin is the admin's agent activity and the instance's agents.
 	storeAdmin *storeadmin.Service
+	// onboarding is the intro and the checklist "Getting started", which
+	// hears the actions that complete its steps; sprite the assistant's
+	// figure's settings.
+	onboarding *onboarding.Service
+	sprite     *sprite.Service
 }
 
 // house is everything New composes: the contract, the gate and the services,
@@ -304,6 +311,8 @@ func (h *house) buildServices(*App) error {
 		Billing:   payments.Ledger{Now: cfg.now},
 		PublicURL: cfg.Executions.PublicURL, Platform: s.hub.Serving, Logger: cfg.Logger}
 	s.teams, s.projects = groups.New(s.groups)
+	s.onboarding = &onboarding.Service{DB: cfg.DB, Now: cfg.now, Projects: s.groups, Logger: cfg.Logger}
+	s.sprite = &sprite.Service{DB: cfg.DB, Now: cfg.now}
 	s.economy = &economy.Core{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Projects: s.groups, Relays: s.relays, Net: s.netCore,
 		Reputation: reputation.Recalculate, HoldLimit: money.Cents(cfg.EconomyHoldLimit), Logger: cfg.Logger}
 	s.economyJobs = economy.NewJobs(s.economy)

@@ -501,6 +501,18 @@ func (f NotificationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.NotificationMutation", m)
 }
 
+// The OnboardingFunc type is an adapter to allow the use of ordinary
+// function as Onboarding mutator.
+type OnboardingFunc func(context.Context, *ent.OnboardingMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OnboardingFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OnboardingMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OnboardingMutation", m)
+}
+
 // The PaymentHoldFunc type is an adapter to allow the use of ordinary
 // function as PaymentHold mutator.
 type PaymentHoldFunc func(context.Context, *ent.PaymentHoldMutation) (ent.Value, error)
@@ -655,6 +667,18 @@ func (f ShipGateRunFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ShipGateRunMutation", m)
+}
+
+// The SpriteSettingFunc type is an adapter to allow the use of ordinary
+// function as SpriteSetting mutator.
+type SpriteSettingFunc func(context.Context, *ent.SpriteSettingMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SpriteSettingFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SpriteSettingMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SpriteSettingMutation", m)
 }
 
 // The StoreAgentFunc type is an adapter to allow the use of ordinary

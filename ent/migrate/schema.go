@@ -1804,6 +1804,23 @@ var (
 			},
 		},
 	}
+	// OnboardingsColumns holds the columns for the "onboardings" table.
+	OnboardingsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString, Unique: true},
+		{Name: "project_id", Type: field.TypeString, Nullable: true},
+		{Name: "card_id", Type: field.TypeString, Nullable: true},
+		{Name: "steps", Type: field.TypeJSON},
+		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
+	}
+	// OnboardingsTable holds the schema information for the "onboardings" table.
+	OnboardingsTable = &schema.Table{
+		Name:       "onboardings",
+		Columns:    OnboardingsColumns,
+		PrimaryKey: []*schema.Column{OnboardingsColumns[0]},
+	}
 	// PaymentHoldsColumns holds the columns for the "payment_holds" table.
 	PaymentHoldsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2296,6 +2313,25 @@ var (
 				Columns: []*schema.Column{ShipGateRunsColumns[8], ShipGateRunsColumns[3], ShipGateRunsColumns[7]},
 			},
 		},
+	}
+	// SpriteSettingsColumns holds the columns for the "sprite_settings" table.
+	SpriteSettingsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString, Unique: true},
+		{Name: "enabled", Type: field.TypeBool, Default: true},
+		{Name: "show_labels", Type: field.TypeBool, Default: true},
+		{Name: "animation_speed", Type: field.TypeEnum, Enums: []string{"slow", "normal", "fast"}, Default: "normal"},
+		{Name: "idle_style", Type: field.TypeEnum, Enums: []string{"float", "still", "hidden"}, Default: "float"},
+		{Name: "opacity", Type: field.TypeFloat64, Default: 1},
+		{Name: "size", Type: field.TypeEnum, Enums: []string{"small", "normal", "large"}, Default: "normal"},
+	}
+	// SpriteSettingsTable holds the schema information for the "sprite_settings" table.
+	SpriteSettingsTable = &schema.Table{
+		Name:       "sprite_settings",
+		Columns:    SpriteSettingsColumns,
+		PrimaryKey: []*schema.Column{SpriteSettingsColumns[0]},
 	}
 	// StoreAgentsColumns holds the columns for the "store_agents" table.
 	StoreAgentsColumns = []*schema.Column{
@@ -2894,6 +2930,7 @@ var (
 		NetworkPreferencesTable,
 		NetworkSettingsTable,
 		NotificationsTable,
+		OnboardingsTable,
 		PaymentHoldsTable,
 		PeerPatternsTable,
 		PeriodicRunsTable,
@@ -2907,6 +2944,7 @@ var (
 		SessionsTable,
 		SettingsTable,
 		ShipGateRunsTable,
+		SpriteSettingsTable,
 		StoreAgentsTable,
 		StoreInstallsTable,
 		StoreSubscriptionsTable,

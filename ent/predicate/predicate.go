@@ -129,6 +129,9 @@ type NetworkSetting func(*sql.Selector)
 // Notification is the predicate function for notification builders.
 type Notification func(*sql.Selector)
 
+// Onboarding is the predicate function for onboarding builders.
+type Onboarding func(*sql.Selector)
+
 // PaymentHold is the predicate function for paymenthold builders.
 type PaymentHold func(*sql.Selector)
 
@@ -167,6 +170,9 @@ type Setting func(*sql.Selector)
 
 // ShipGateRun is the predicate function for shipgaterun builders.
 type ShipGateRun func(*sql.Selector)
+
+// SpriteSetting is the predicate function for spritesetting builders.
+type SpriteSetting func(*sql.Selector)
 
 // StoreAgent is the predicate function for storeagent builders.
 type StoreAgent func(*sql.Selector)

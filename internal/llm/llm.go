@@ -238,6 +238,9 @@ func (c *Client) send(ctx context.Context, path, contentType string, newBody fun
 		switch {
 		case err != nil:
 			if i >= attempts || !retryable(err, 0, gateway) {
+				if u := c.unreachable(err); u != nil && ctx.Err() == nil {
+					return nil, u
+				}
 				return nil, fmt.Errorf("llm: %w", err)
 			}
 		case res.StatusCode == http.StatusOK:

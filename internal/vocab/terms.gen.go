@@ -1909,3 +1909,66 @@ const (
 func InboundDeliveryOutcomeValues() []InboundDeliveryOutcome {
 	return []InboundDeliveryOutcome{InboundDeliveryOutcomeAccepted, InboundDeliveryOutcomeDuplicate, InboundDeliveryOutcomeUnauthorized, InboundDeliveryOutcomeDisabled, InboundDeliveryOutcomeTooLarge, InboundDeliveryOutcomeInvalid, InboundDeliveryOutcomeFailed}
 }
+
+// OnboardingStep is a value of the vocabulary onboarding_step.
+type OnboardingStep string
+
+// The values of onboarding_step, in declared order.
+const (
+	OnboardingStepAPIKey      OnboardingStep = "api_key"      // Create an API key
+	OnboardingStepAutoApprove OnboardingStep = "auto_approve" // Turn on auto-approve in the settings
+	OnboardingStepContact     OnboardingStep = "contact"      // Add a contact
+	OnboardingStepStore       OnboardingStep = "store"        // Install a store agent or a capability pack
+	OnboardingStepNetwork     OnboardingStep = "network"      // Connect to another operator or join a hub
+	OnboardingStepAssistant   OnboardingStep = "assistant"    // Hold a first conversation with the assistant
+)
+
+// OnboardingStepValues answers every value of onboarding_step, in declared order.
+func OnboardingStepValues() []OnboardingStep {
+	return []OnboardingStep{OnboardingStepAPIKey, OnboardingStepAutoApprove, OnboardingStepContact, OnboardingStepStore, OnboardingStepNetwork, OnboardingStepAssistant}
+}
+
+// SpriteAnimationSpeed is a value of the vocabulary sprite_animation_speed.
+type SpriteAnimationSpeed string
+
+// The values of sprite_animation_speed, in declared order.
+const (
+	SpriteAnimationSpeedSlow   SpriteAnimationSpeed = "slow"   // Slow
+	SpriteAnimationSpeedNormal SpriteAnimationSpeed = "normal" // Normal
+	SpriteAnimationSpeedFast   SpriteAnimationSpeed = "fast"   // Fast
+)
+
+// SpriteAnimationSpeedValues answers every value of sprite_animation_speed, in declared order.
+func SpriteAnimationSpeedValues() []SpriteAnimationSpeed {
+	return []SpriteAnimationSpeed{SpriteAnimationSpeedSlow, SpriteAnimationSpeedNormal, SpriteAnimationSpeedFast}
+}
+
+// SpriteIdleStyle is a value of the vocabulary sprite_idle_style.
+type SpriteIdleStyle string
+
+// The values of sprite_idle_style, in declared order.
+const (
+	SpriteIdleStyleFloat  SpriteIdleStyle = "float"  // Float
+	SpriteIdleStyleStill  SpriteIdleStyle = "still"  // Still
+	SpriteIdleStyleHidden SpriteIdleStyle = "hidden" // Hidden
+)
+
+// SpriteIdleStyleValues answers every value of sprite_idle_style, in declared order.
+func SpriteIdleStyleValues() []SpriteIdleStyle {
+	return []SpriteIdleStyle{SpriteIdleStyleFloat, SpriteIdleStyleStill, SpriteIdleStyleHidden}
+}
+
+// SpriteSize is a value of the vocabulary sprite_size.
+type SpriteSize string
+
+// The values of sprite_size, in declared order.
+const (
+	SpriteSizeSmall  SpriteSize = "small"  // Small
+	SpriteSizeNormal SpriteSize = "normal" // Normal
+	SpriteSizeLarge  SpriteSize = "large"  // Large
+)
+
+// SpriteSizeValues answers every value of sprite_size, in declared order.
+func SpriteSizeValues() []SpriteSize {
+	return []SpriteSize{SpriteSizeSmall, SpriteSizeNormal, SpriteSizeLarge}
+}

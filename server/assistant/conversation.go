@@ -71,6 +71,14 @@ var errTooManyStreams = &apperr.Error{Kind: apperr.KindRateLimited, RetryAfter: 
 var errReplyFailed = &apperr.Error{Kind: apperr.KindUnavailable,
 	Message: "the assistant's reply failed before it finished; nothing of it was kept and none of its tags ran"}
 
+// unreachable is a provider that could not be reached at all: the operator
+// is told so, with the address the instance was configured with (never
+// its key), since that is what to check.
+func unreachable(u *llm.UnreachableError) *apperr.Error {
+	return &apperr.Error{Kind: apperr.KindUnavailable, Message: "the assistant's language model at " + u.URL +
+		" could not be reached (" + u.Reason + "): check --llm-base-url and that the provider is running; nothing of the reply was kept"}
+}
+
 // TurnStarted is published when the operator begins a turn of the
 // conversation with the assistant, before its prompt is assembled: what
 // waits for "the next conversation" hears it.
@@ -148,6 +156,10 @@ func (r *reply) run(ctx context.Context, send func(*switchboardv1.SendChatRespon
 	case sendErr != nil || ctx.Err() != nil:
 		return errors.Join(sendErr, context.Cause(ctx)) // the operator's client is gone
 	case err != nil:
+		if u, ok := errors.AsType[*llm.UnreachableError](err); ok {
+			slog.WarnContext(ctx, "assistant: the provider is unreachable", "err", err)
+			return unreachable(u)
+		}
 		slog.WarnContext(ctx, "assistant: the provider failed midway", "err", err)
 		return errReplyFailed
 	}

@@ -15,6 +15,10 @@ import (
 	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
+// Added is published in the unit of work that adds one of an account's
+// contacts (onboarding's contact step hears it).
+type Added struct{ UserID, ContactID string }
+
 // CreateContact adds a contact.
 func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateContactRequest) (*switchboardv1.CreateContactResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
@@ -37,6 +41,9 @@ func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateCo
 			return nil, err
 		}
 		if err := s.record(ctx, tx, p, "contact_added", "Added contact "+c.Name, c, nil); err != nil {
+			return nil, err
+		}
+		if err := tx.Publish(ctx, Added{UserID: p.UserID, ContactID: c.ID}); err != nil {
 			return nil, err
 		}
 		return detail(ctx, tx.Client(), p.UserID, c)

@@ -26,6 +26,10 @@ var Scopes = vocab.Values("key_scope")
 // maxKeysListed bounds the list; an account with more keys than this has a leak.
 const maxKeysListed = 500
 
+// Created is published in the unit of work that makes one of an account's
+// keys (onboarding's first step hears it).
+type Created struct{ UserID, KeyID string }
+
 // Service implements KeyService.
 type Service struct {
 	DB  *db.DB
@@ -76,7 +80,7 @@ func (s *Service) CreateKey(ctx context.Context, req *switchboardv1.CreateKeyReq
 	if err != nil {
 		return nil, err
 	}
-	create := s.DB.APIKey.Create().SetUserID(p.UserID).SetLabel(label).SetScopes(scopes)
+	var expires *time.Time
 	if req.ExpiresAt != nil {
 		if err := req.GetExpiresAt().CheckValid(); err != nil {
 			return nil, apperr.Invalid("expiresAt is not a valid time")
@@ -85,10 +89,17 @@ func (s *Service) CreateKey(ctx context.Context, req *switchboardv1.CreateKeyReq
 		if !exp.After(s.Now()) {
 			return nil, apperr.Invalid("expiresAt must be in the future")
 		}
-		create.SetExpiresAt(exp)
+		expires = &exp
 	}
 	value, prefix, hash := auth.NewAPIKey()
-	k, err := create.SetPrefix(prefix).SetKeyHash(hash).Save(ctx)
+	k, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.APIKey, error) {
+		k, err := tx.APIKey.Create().SetUserID(p.UserID).SetLabel(label).SetScopes(scopes).
+			SetNillableExpiresAt(expires).SetPrefix(prefix).SetKeyHash(hash).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return k, tx.Publish(ctx, Created{UserID: p.UserID, KeyID: k.ID})
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -13,13 +13,22 @@ import (
 
 // The operator's side of connections: NetworkService.
 
-// Written records one of the network's activity entries for the local user.
+// ConnectionAccepted is published in the unit of work that makes a
+// connection active, on either side (onboarding's network step hears it).
+type ConnectionAccepted struct{ Connection *ent.NetworkConnection }
+
+// Written records one of the network's activity entries for the local user;
+// connection_accepted, the one record of every acceptance, also publishes
+// ConnectionAccepted.
 func (s *Core) Written(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, action, summary string) error {
-	return activity.Write(ctx, tx, activity.Entry{
+	if err := activity.Write(ctx, tx, activity.Entry{
 		UserID: c.UserID, Action: action, Actor: "Switchboard", At: s.NowUTC(),
 		Summary:  summary + " " + handle.Peer(c.PeerUserEmail, c.PeerInstanceURL),
 		Metadata: map[string]any{"connectionId": c.ID, "peerInstanceUrl": c.PeerInstanceURL},
-	})
+	}); err != nil || action != "connection_accepted" {
+		return err
+	}
+	return tx.Publish(ctx, ConnectionAccepted{Connection: c})
 }
 
 // PeerToken opens the token the peer issued, which this side presents.

@@ -24,6 +24,10 @@ import (
 // Mode is the only mode left; the key stays for old clients.
 const Mode = "cockpit"
 
+// Saved is published in the unit of work of every settings save, with the
+// row as saved (onboarding's auto-approve step hears it).
+type Saved struct{ Setting *ent.Setting }
+
 // Service implements SettingsService.
 type Service struct {
 	DB  *db.DB
@@ -173,7 +177,7 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 		}); err != nil {
 			return err
 		}
-		return nil
+		return tx.Publish(ctx, Saved{Setting: row})
 	})
 	if err != nil {
 		return nil, err

@@ -25,11 +25,13 @@ import { BehaviorSignalService, LearningService } from "./gen/switchboard/v1/lea
 import { NetworkExchangeService } from "./gen/switchboard/v1/network_exchange_pb";
 import { NetworkService } from "./gen/switchboard/v1/network_pb";
 import { NetworkRelayService } from "./gen/switchboard/v1/network_relay_pb";
+import { OnboardingService } from "./gen/switchboard/v1/onboarding_pb";
 import { ProfileService } from "./gen/switchboard/v1/profiles_pb";
 import { ProjectService } from "./gen/switchboard/v1/projects_pb";
 import { QueueService } from "./gen/switchboard/v1/queue_pb";
 import { SettingsService } from "./gen/switchboard/v1/settings_pb";
 import { StoreAdminService } from "./gen/switchboard/v1/store_admin_pb";
+import { SpriteService } from "./gen/switchboard/v1/sprite_pb";
 import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
 import { StoreService } from "./gen/switchboard/v1/store_pb";
 import { DashboardService } from "./gen/switchboard/v1/dashboard_pb";
@@ -76,10 +78,12 @@ export const api = {
   networkExchange: createClient(NetworkExchangeService, transport),
   networkRelay: createClient(NetworkRelayService, transport),
   now: createClient(NowService, transport),
+  onboarding: createClient(OnboardingService, transport),
   profiles: createClient(ProfileService, transport),
   projects: createClient(ProjectService, transport),
   queue: createClient(QueueService, transport),
   settings: createClient(SettingsService, transport),
+  sprite: createClient(SpriteService, transport),
   store: createClient(StoreService, transport),
   storeExecution: createClient(StoreExecutionService, transport),
   storeAdmin: createClient(StoreAdminService, transport),

@@ -8,6 +8,7 @@ import { api, isUnauthenticated } from "./api";
 import { h, replace } from "./dom";
 import { live, metadataOf } from "./live";
 import { announce, navigateEvent, onRefresh, type Topic } from "./refresh";
+import { sprite } from "./sprite";
 import { errorBox, sessionEvents, type View } from "./ui";
 import { adminView } from "./views/admin";
 import { assistantView } from "./views/assistant";
@@ -225,9 +226,11 @@ function startShell(): void {
       nav,
       main,
       h("div", { id: "toast", class: "toast", role: "status", "aria-live": "polite" }),
+      sprite.el,
     ),
   );
   shell = { main, links, badge };
+  void sprite.load();
 
   // The pending count on the Now tab.
   const refreshBadge = async () => {
@@ -237,6 +240,7 @@ function startShell(): void {
       badge.hidden = n === 0;
       badge.textContent = String(n);
       badge.setAttribute("aria-label", `${n} waiting for approval`);
+      sprite.wait(n);
     } catch (e) {
       if (isUnauthenticated(e) && shell) showLogin("Your session has ended. Log in again.");
     }

@@ -25,6 +25,125 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type GetAssistantStatusRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetAssistantStatusRequest) Reset() {
+	*x = GetAssistantStatusRequest{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAssistantStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAssistantStatusRequest) ProtoMessage() {}
+
+func (x *GetAssistantStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAssistantStatusRequest.ProtoReflect.Descriptor instead.
+func (*GetAssistantStatusRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{0}
+}
+
+type GetAssistantStatusResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A language model is configured (--llm-base-url): SendChat can answer.
+	Chat bool `protobuf:"varint,1,opt,name=chat,proto3" json:"chat,omitempty"`
+	// A transcription model is configured (--llm-transcription-model):
+	// POST /api/chat/voice can transcribe.
+	Voice bool `protobuf:"varint,2,opt,name=voice,proto3" json:"voice,omitempty"`
+	// An image model is configured (--llm-image-model): generate_image can
+	// draw.
+	Images bool `protobuf:"varint,3,opt,name=images,proto3" json:"images,omitempty"`
+	// Why the assistant cannot answer; absent when it can.
+	ChatUnavailable *string `protobuf:"bytes,4,opt,name=chat_unavailable,json=chatUnavailable,proto3,oneof" json:"chat_unavailable,omitempty"`
+	// Why voice messages are off; absent when they are on.
+	VoiceUnavailable *string `protobuf:"bytes,5,opt,name=voice_unavailable,json=voiceUnavailable,proto3,oneof" json:"voice_unavailable,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GetAssistantStatusResponse) Reset() {
+	*x = GetAssistantStatusResponse{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAssistantStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAssistantStatusResponse) ProtoMessage() {}
+
+func (x *GetAssistantStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAssistantStatusResponse.ProtoReflect.Descriptor instead.
+func (*GetAssistantStatusResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetAssistantStatusResponse) GetChat() bool {
+	if x != nil {
+		return x.Chat
+	}
+	return false
+}
+
+func (x *GetAssistantStatusResponse) GetVoice() bool {
+	if x != nil {
+		return x.Voice
+	}
+	return false
+}
+
+func (x *GetAssistantStatusResponse) GetImages() bool {
+	if x != nil {
+		return x.Images
+	}
+	return false
+}
+
+func (x *GetAssistantStatusResponse) GetChatUnavailable() string {
+	if x != nil && x.ChatUnavailable != nil {
+		return *x.ChatUnavailable
+	}
+	return ""
+}
+
+func (x *GetAssistantStatusResponse) GetVoiceUnavailable() string {
+	if x != nil && x.VoiceUnavailable != nil {
+		return *x.VoiceUnavailable
+	}
+	return ""
+}
+
 type ExecuteTagRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tag's name, such as dispatch_queue.
@@ -43,7 +162,7 @@ type ExecuteTagRequest struct {
 
 func (x *ExecuteTagRequest) Reset() {
 	*x = ExecuteTagRequest{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[0]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -55,7 +174,7 @@ func (x *ExecuteTagRequest) String() string {
 func (*ExecuteTagRequest) ProtoMessage() {}
 
 func (x *ExecuteTagRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[0]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -68,7 +187,7 @@ func (x *ExecuteTagRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteTagRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteTagRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{0}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ExecuteTagRequest) GetTag() string {
@@ -120,7 +239,7 @@ type ExecutedTag struct {
 
 func (x *ExecutedTag) Reset() {
 	*x = ExecutedTag{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[1]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -132,7 +251,7 @@ func (x *ExecutedTag) String() string {
 func (*ExecutedTag) ProtoMessage() {}
 
 func (x *ExecutedTag) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[1]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -145,7 +264,7 @@ func (x *ExecutedTag) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutedTag.ProtoReflect.Descriptor instead.
 func (*ExecutedTag) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{1}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ExecutedTag) GetTag() string {
@@ -199,7 +318,7 @@ type ExecuteTagResponse struct {
 
 func (x *ExecuteTagResponse) Reset() {
 	*x = ExecuteTagResponse{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[2]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -211,7 +330,7 @@ func (x *ExecuteTagResponse) String() string {
 func (*ExecuteTagResponse) ProtoMessage() {}
 
 func (x *ExecuteTagResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[2]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -224,7 +343,7 @@ func (x *ExecuteTagResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteTagResponse.ProtoReflect.Descriptor instead.
 func (*ExecuteTagResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{2}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ExecuteTagResponse) GetTag() *ExecutedTag {
@@ -244,7 +363,7 @@ type SendChatRequest struct {
 
 func (x *SendChatRequest) Reset() {
 	*x = SendChatRequest{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[3]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -256,7 +375,7 @@ func (x *SendChatRequest) String() string {
 func (*SendChatRequest) ProtoMessage() {}
 
 func (x *SendChatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[3]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -269,7 +388,7 @@ func (x *SendChatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendChatRequest.ProtoReflect.Descriptor instead.
 func (*SendChatRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{3}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SendChatRequest) GetMessage() string {
@@ -294,7 +413,7 @@ type SendChatResponse struct {
 
 func (x *SendChatResponse) Reset() {
 	*x = SendChatResponse{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[4]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -306,7 +425,7 @@ func (x *SendChatResponse) String() string {
 func (*SendChatResponse) ProtoMessage() {}
 
 func (x *SendChatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[4]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -319,7 +438,7 @@ func (x *SendChatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendChatResponse.ProtoReflect.Descriptor instead.
 func (*SendChatResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{4}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SendChatResponse) GetEvent() isSendChatResponse_Event {
@@ -388,7 +507,7 @@ type ChatToken struct {
 
 func (x *ChatToken) Reset() {
 	*x = ChatToken{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[5]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -400,7 +519,7 @@ func (x *ChatToken) String() string {
 func (*ChatToken) ProtoMessage() {}
 
 func (x *ChatToken) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[5]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -413,7 +532,7 @@ func (x *ChatToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatToken.ProtoReflect.Descriptor instead.
 func (*ChatToken) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{5}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ChatToken) GetText() string {
@@ -434,7 +553,7 @@ type ChatTagsExecuted struct {
 
 func (x *ChatTagsExecuted) Reset() {
 	*x = ChatTagsExecuted{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[6]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -446,7 +565,7 @@ func (x *ChatTagsExecuted) String() string {
 func (*ChatTagsExecuted) ProtoMessage() {}
 
 func (x *ChatTagsExecuted) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[6]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -459,7 +578,7 @@ func (x *ChatTagsExecuted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatTagsExecuted.ProtoReflect.Descriptor instead.
 func (*ChatTagsExecuted) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{6}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ChatTagsExecuted) GetTags() []*ExecutedTag {
@@ -480,7 +599,7 @@ type ChatDone struct {
 
 func (x *ChatDone) Reset() {
 	*x = ChatDone{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[7]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -492,7 +611,7 @@ func (x *ChatDone) String() string {
 func (*ChatDone) ProtoMessage() {}
 
 func (x *ChatDone) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[7]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -505,7 +624,7 @@ func (x *ChatDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatDone.ProtoReflect.Descriptor instead.
 func (*ChatDone) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{7}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ChatDone) GetMessageId() string {
@@ -527,7 +646,7 @@ type ListAssistantMessagesRequest struct {
 
 func (x *ListAssistantMessagesRequest) Reset() {
 	*x = ListAssistantMessagesRequest{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[8]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -539,7 +658,7 @@ func (x *ListAssistantMessagesRequest) String() string {
 func (*ListAssistantMessagesRequest) ProtoMessage() {}
 
 func (x *ListAssistantMessagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[8]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -552,7 +671,7 @@ func (x *ListAssistantMessagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAssistantMessagesRequest.ProtoReflect.Descriptor instead.
 func (*ListAssistantMessagesRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{8}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListAssistantMessagesRequest) GetLimit() int32 {
@@ -580,7 +699,7 @@ type ListAssistantMessagesResponse struct {
 
 func (x *ListAssistantMessagesResponse) Reset() {
 	*x = ListAssistantMessagesResponse{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[9]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -592,7 +711,7 @@ func (x *ListAssistantMessagesResponse) String() string {
 func (*ListAssistantMessagesResponse) ProtoMessage() {}
 
 func (x *ListAssistantMessagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[9]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -605,7 +724,7 @@ func (x *ListAssistantMessagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAssistantMessagesResponse.ProtoReflect.Descriptor instead.
 func (*ListAssistantMessagesResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{9}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListAssistantMessagesResponse) GetMessages() []*AssistantMessage {
@@ -638,7 +757,7 @@ type AssistantMessage struct {
 
 func (x *AssistantMessage) Reset() {
 	*x = AssistantMessage{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[10]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -650,7 +769,7 @@ func (x *AssistantMessage) String() string {
 func (*AssistantMessage) ProtoMessage() {}
 
 func (x *AssistantMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[10]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -663,7 +782,7 @@ func (x *AssistantMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssistantMessage.ProtoReflect.Descriptor instead.
 func (*AssistantMessage) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{10}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AssistantMessage) GetId() string {
@@ -712,7 +831,7 @@ type VoiceTranscript struct {
 
 func (x *VoiceTranscript) Reset() {
 	*x = VoiceTranscript{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[11]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -724,7 +843,7 @@ func (x *VoiceTranscript) String() string {
 func (*VoiceTranscript) ProtoMessage() {}
 
 func (x *VoiceTranscript) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[11]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -737,7 +856,7 @@ func (x *VoiceTranscript) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoiceTranscript.ProtoReflect.Descriptor instead.
 func (*VoiceTranscript) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{11}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *VoiceTranscript) GetText() string {
@@ -758,7 +877,7 @@ type GeneratedImages struct {
 
 func (x *GeneratedImages) Reset() {
 	*x = GeneratedImages{}
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[12]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -770,7 +889,7 @@ func (x *GeneratedImages) String() string {
 func (*GeneratedImages) ProtoMessage() {}
 
 func (x *GeneratedImages) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_assistant_proto_msgTypes[12]
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -783,7 +902,7 @@ func (x *GeneratedImages) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GeneratedImages.ProtoReflect.Descriptor instead.
 func (*GeneratedImages) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{12}
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GeneratedImages) GetDocuments() []*Document {
@@ -797,7 +916,16 @@ var File_switchboard_v1_assistant_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_assistant_proto_rawDesc = "" +
 	"\n" +
-	"\x1eswitchboard/v1/assistant.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19switchboard/v1/chat.proto\x1a\x1eswitchboard/v1/documents.proto\x1a\x1cswitchboard/v1/options.proto\"\xaf\x01\n" +
+	"\x1eswitchboard/v1/assistant.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19switchboard/v1/chat.proto\x1a\x1eswitchboard/v1/documents.proto\x1a\x1cswitchboard/v1/options.proto\"\x1b\n" +
+	"\x19GetAssistantStatusRequest\"\xeb\x01\n" +
+	"\x1aGetAssistantStatusResponse\x12\x12\n" +
+	"\x04chat\x18\x01 \x01(\bR\x04chat\x12\x14\n" +
+	"\x05voice\x18\x02 \x01(\bR\x05voice\x12\x16\n" +
+	"\x06images\x18\x03 \x01(\bR\x06images\x12.\n" +
+	"\x10chat_unavailable\x18\x04 \x01(\tH\x00R\x0fchatUnavailable\x88\x01\x01\x120\n" +
+	"\x11voice_unavailable\x18\x05 \x01(\tH\x01R\x10voiceUnavailable\x88\x01\x01B\x13\n" +
+	"\x11_chat_unavailableB\x14\n" +
+	"\x12_voice_unavailable\"\xaf\x01\n" +
 	"\x11ExecuteTagRequest\x12\x1d\n" +
 	"\x03tag\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x03tag\x12+\n" +
 	"\x04body\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04body\x12&\n" +
@@ -848,11 +976,12 @@ const file_switchboard_v1_assistant_proto_rawDesc = "" +
 	"\x0fVoiceTranscript\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\"I\n" +
 	"\x0fGeneratedImages\x126\n" +
-	"\tdocuments\x18\x01 \x03(\v2\x18.switchboard.v1.DocumentR\tdocuments2\xaa\x02\n" +
+	"\tdocuments\x18\x01 \x03(\v2\x18.switchboard.v1.DocumentR\tdocuments2\xb9\x03\n" +
 	"\x10AssistantService\x12|\n" +
 	"\n" +
 	"ExecuteTag\x12!.switchboard.v1.ExecuteTagRequest\x1a\".switchboard.v1.ExecuteTagResponse\"'\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/chat/execute-tag\x12\x97\x01\n" +
-	"\x15ListAssistantMessages\x12,.switchboard.v1.ListAssistantMessagesRequest\x1a-.switchboard.v1.ListAssistantMessagesResponse\"!\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x14\x12\x12/api/chat/messages2p\n" +
+	"\x15ListAssistantMessages\x12,.switchboard.v1.ListAssistantMessagesRequest\x1a-.switchboard.v1.ListAssistantMessagesResponse\"!\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x14\x12\x12/api/chat/messages\x12\x8c\x01\n" +
+	"\x12GetAssistantStatus\x12).switchboard.v1.GetAssistantStatusRequest\x1a*.switchboard.v1.GetAssistantStatusResponse\"\x1f\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x12\x12\x10/api/chat/status2p\n" +
 	"\x14AssistantChatService\x12X\n" +
 	"\bSendChat\x12\x1f.switchboard.v1.SendChatRequest\x1a .switchboard.v1.SendChatResponse\"\a\xda\xf3\x18\x03\x12\x01\x020\x01BHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
@@ -868,48 +997,52 @@ func file_switchboard_v1_assistant_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_assistant_proto_rawDescData
 }
 
-var file_switchboard_v1_assistant_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_switchboard_v1_assistant_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_switchboard_v1_assistant_proto_goTypes = []any{
-	(*ExecuteTagRequest)(nil),             // 0: switchboard.v1.ExecuteTagRequest
-	(*ExecutedTag)(nil),                   // 1: switchboard.v1.ExecutedTag
-	(*ExecuteTagResponse)(nil),            // 2: switchboard.v1.ExecuteTagResponse
-	(*SendChatRequest)(nil),               // 3: switchboard.v1.SendChatRequest
-	(*SendChatResponse)(nil),              // 4: switchboard.v1.SendChatResponse
-	(*ChatToken)(nil),                     // 5: switchboard.v1.ChatToken
-	(*ChatTagsExecuted)(nil),              // 6: switchboard.v1.ChatTagsExecuted
-	(*ChatDone)(nil),                      // 7: switchboard.v1.ChatDone
-	(*ListAssistantMessagesRequest)(nil),  // 8: switchboard.v1.ListAssistantMessagesRequest
-	(*ListAssistantMessagesResponse)(nil), // 9: switchboard.v1.ListAssistantMessagesResponse
-	(*AssistantMessage)(nil),              // 10: switchboard.v1.AssistantMessage
-	(*VoiceTranscript)(nil),               // 11: switchboard.v1.VoiceTranscript
-	(*GeneratedImages)(nil),               // 12: switchboard.v1.GeneratedImages
-	(*structpb.Struct)(nil),               // 13: google.protobuf.Struct
-	(*ChatPagination)(nil),                // 14: switchboard.v1.ChatPagination
-	(*timestamppb.Timestamp)(nil),         // 15: google.protobuf.Timestamp
-	(*Document)(nil),                      // 16: switchboard.v1.Document
+	(*GetAssistantStatusRequest)(nil),     // 0: switchboard.v1.GetAssistantStatusRequest
+	(*GetAssistantStatusResponse)(nil),    // 1: switchboard.v1.GetAssistantStatusResponse
+	(*ExecuteTagRequest)(nil),             // 2: switchboard.v1.ExecuteTagRequest
+	(*ExecutedTag)(nil),                   // 3: switchboard.v1.ExecutedTag
+	(*ExecuteTagResponse)(nil),            // 4: switchboard.v1.ExecuteTagResponse
+	(*SendChatRequest)(nil),               // 5: switchboard.v1.SendChatRequest
+	(*SendChatResponse)(nil),              // 6: switchboard.v1.SendChatResponse
+	(*ChatToken)(nil),                     // 7: switchboard.v1.ChatToken
+	(*ChatTagsExecuted)(nil),              // 8: switchboard.v1.ChatTagsExecuted
+	(*ChatDone)(nil),                      // 9: switchboard.v1.ChatDone
+	(*ListAssistantMessagesRequest)(nil),  // 10: switchboard.v1.ListAssistantMessagesRequest
+	(*ListAssistantMessagesResponse)(nil), // 11: switchboard.v1.ListAssistantMessagesResponse
+	(*AssistantMessage)(nil),              // 12: switchboard.v1.AssistantMessage
+	(*VoiceTranscript)(nil),               // 13: switchboard.v1.VoiceTranscript
+	(*GeneratedImages)(nil),               // 14: switchboard.v1.GeneratedImages
+	(*structpb.Struct)(nil),               // 15: google.protobuf.Struct
+	(*ChatPagination)(nil),                // 16: switchboard.v1.ChatPagination
+	(*timestamppb.Timestamp)(nil),         // 17: google.protobuf.Timestamp
+	(*Document)(nil),                      // 18: switchboard.v1.Document
 }
 var file_switchboard_v1_assistant_proto_depIdxs = []int32{
-	13, // 0: switchboard.v1.ExecuteTagRequest.body:type_name -> google.protobuf.Struct
-	13, // 1: switchboard.v1.ExecutedTag.result:type_name -> google.protobuf.Struct
-	13, // 2: switchboard.v1.ExecutedTag.body:type_name -> google.protobuf.Struct
-	1,  // 3: switchboard.v1.ExecuteTagResponse.tag:type_name -> switchboard.v1.ExecutedTag
-	5,  // 4: switchboard.v1.SendChatResponse.token:type_name -> switchboard.v1.ChatToken
-	6,  // 5: switchboard.v1.SendChatResponse.tags_executed:type_name -> switchboard.v1.ChatTagsExecuted
-	7,  // 6: switchboard.v1.SendChatResponse.done:type_name -> switchboard.v1.ChatDone
-	1,  // 7: switchboard.v1.ChatTagsExecuted.tags:type_name -> switchboard.v1.ExecutedTag
-	10, // 8: switchboard.v1.ListAssistantMessagesResponse.messages:type_name -> switchboard.v1.AssistantMessage
-	14, // 9: switchboard.v1.ListAssistantMessagesResponse.pagination:type_name -> switchboard.v1.ChatPagination
-	1,  // 10: switchboard.v1.AssistantMessage.tags:type_name -> switchboard.v1.ExecutedTag
-	15, // 11: switchboard.v1.AssistantMessage.created_at:type_name -> google.protobuf.Timestamp
-	16, // 12: switchboard.v1.GeneratedImages.documents:type_name -> switchboard.v1.Document
-	0,  // 13: switchboard.v1.AssistantService.ExecuteTag:input_type -> switchboard.v1.ExecuteTagRequest
-	8,  // 14: switchboard.v1.AssistantService.ListAssistantMessages:input_type -> switchboard.v1.ListAssistantMessagesRequest
-	3,  // 15: switchboard.v1.AssistantChatService.SendChat:input_type -> switchboard.v1.SendChatRequest
-	2,  // 16: switchboard.v1.AssistantService.ExecuteTag:output_type -> switchboard.v1.ExecuteTagResponse
-	9,  // 17: switchboard.v1.AssistantService.ListAssistantMessages:output_type -> switchboard.v1.ListAssistantMessagesResponse
-	4,  // 18: switchboard.v1.AssistantChatService.SendChat:output_type -> switchboard.v1.SendChatResponse
-	16, // [16:19] is the sub-list for method output_type
-	13, // [13:16] is the sub-list for method input_type
+	15, // 0: switchboard.v1.ExecuteTagRequest.body:type_name -> google.protobuf.Struct
+	15, // 1: switchboard.v1.ExecutedTag.result:type_name -> google.protobuf.Struct
+	15, // 2: switchboard.v1.ExecutedTag.body:type_name -> google.protobuf.Struct
+	3,  // 3: switchboard.v1.ExecuteTagResponse.tag:type_name -> switchboard.v1.ExecutedTag
+	7,  // 4: switchboard.v1.SendChatResponse.token:type_name -> switchboard.v1.ChatToken
+	8,  // 5: switchboard.v1.SendChatResponse.tags_executed:type_name -> switchboard.v1.ChatTagsExecuted
+	9,  // 6: switchboard.v1.SendChatResponse.done:type_name -> switchboard.v1.ChatDone
+	3,  // 7: switchboard.v1.ChatTagsExecuted.tags:type_name -> switchboard.v1.ExecutedTag
+	12, // 8: switchboard.v1.ListAssistantMessagesResponse.messages:type_name -> switchboard.v1.AssistantMessage
+	16, // 9: switchboard.v1.ListAssistantMessagesResponse.pagination:type_name -> switchboard.v1.ChatPagination
+	3,  // 10: switchboard.v1.AssistantMessage.tags:type_name -> switchboard.v1.ExecutedTag
+	17, // 11: switchboard.v1.AssistantMessage.created_at:type_name -> google.protobuf.Timestamp
+	18, // 12: switchboard.v1.GeneratedImages.documents:type_name -> switchboard.v1.Document
+	2,  // 13: switchboard.v1.AssistantService.ExecuteTag:input_type -> switchboard.v1.ExecuteTagRequest
+	10, // 14: switchboard.v1.AssistantService.ListAssistantMessages:input_type -> switchboard.v1.ListAssistantMessagesRequest
+	0,  // 15: switchboard.v1.AssistantService.GetAssistantStatus:input_type -> switchboard.v1.GetAssistantStatusRequest
+	5,  // 16: switchboard.v1.AssistantChatService.SendChat:input_type -> switchboard.v1.SendChatRequest
+	4,  // 17: switchboard.v1.AssistantService.ExecuteTag:output_type -> switchboard.v1.ExecuteTagResponse
+	11, // 18: switchboard.v1.AssistantService.ListAssistantMessages:output_type -> switchboard.v1.ListAssistantMessagesResponse
+	1,  // 19: switchboard.v1.AssistantService.GetAssistantStatus:output_type -> switchboard.v1.GetAssistantStatusResponse
+	6,  // 20: switchboard.v1.AssistantChatService.SendChat:output_type -> switchboard.v1.SendChatResponse
+	17, // [17:21] is the sub-list for method output_type
+	13, // [13:17] is the sub-list for method input_type
 	13, // [13:13] is the sub-list for extension type_name
 	13, // [13:13] is the sub-list for extension extendee
 	0,  // [0:13] is the sub-list for field type_name
@@ -924,7 +1057,8 @@ func file_switchboard_v1_assistant_proto_init() {
 	file_switchboard_v1_documents_proto_init()
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_assistant_proto_msgTypes[1].OneofWrappers = []any{}
-	file_switchboard_v1_assistant_proto_msgTypes[4].OneofWrappers = []any{
+	file_switchboard_v1_assistant_proto_msgTypes[3].OneofWrappers = []any{}
+	file_switchboard_v1_assistant_proto_msgTypes[6].OneofWrappers = []any{
 		(*SendChatResponse_Token)(nil),
 		(*SendChatResponse_TagsExecuted)(nil),
 		(*SendChatResponse_Done)(nil),
@@ -935,7 +1069,7 @@ func file_switchboard_v1_assistant_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_assistant_proto_rawDesc), len(file_switchboard_v1_assistant_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

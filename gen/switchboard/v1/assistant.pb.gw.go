@@ -97,6 +97,27 @@ func local_request_AssistantService_ListAssistantMessages_0(ctx context.Context,
 	return msg, metadata, err
 }
 
+func request_AssistantService_GetAssistantStatus_0(ctx context.Context, marshaler runtime.Marshaler, client AssistantServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetAssistantStatusRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetAssistantStatus(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_AssistantService_GetAssistantStatus_0(ctx context.Context, marshaler runtime.Marshaler, server AssistantServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetAssistantStatusRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.GetAssistantStatus(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterAssistantServiceHandlerServer registers the http handlers for service AssistantService to "mux".
 // UnaryRPC     :call AssistantServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -142,6 +163,26 @@ func RegisterAssistantServiceHandlerServer(ctx context.Context, mux *runtime.Ser
 			return
 		}
 		forward_AssistantService_ListAssistantMessages_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_AssistantService_GetAssistantStatus_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.AssistantService/GetAssistantStatus", runtime.WithHTTPPathPattern("/api/chat/status"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_AssistantService_GetAssistantStatus_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_AssistantService_GetAssistantStatus_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -217,15 +258,34 @@ func RegisterAssistantServiceHandlerClient(ctx context.Context, mux *runtime.Ser
 		}
 		forward_AssistantService_ListAssistantMessages_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_AssistantService_GetAssistantStatus_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.AssistantService/GetAssistantStatus", runtime.WithHTTPPathPattern("/api/chat/status"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_AssistantService_GetAssistantStatus_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_AssistantService_GetAssistantStatus_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
 var (
 	pattern_AssistantService_ExecuteTag_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "chat", "execute-tag"}, ""))
 	pattern_AssistantService_ListAssistantMessages_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "chat", "messages"}, ""))
+	pattern_AssistantService_GetAssistantStatus_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "chat", "status"}, ""))
 )
 
 var (
 	forward_AssistantService_ExecuteTag_0            = runtime.ForwardResponseMessage
 	forward_AssistantService_ListAssistantMessages_0 = runtime.ForwardResponseMessage
+	forward_AssistantService_GetAssistantStatus_0    = runtime.ForwardResponseMessage
 )

@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	AssistantService_ExecuteTag_FullMethodName            = "/switchboard.v1.AssistantService/ExecuteTag"
 	AssistantService_ListAssistantMessages_FullMethodName = "/switchboard.v1.AssistantService/ListAssistantMessages"
+	AssistantService_GetAssistantStatus_FullMethodName    = "/switchboard.v1.AssistantService/GetAssistantStatus"
 )
 
 // AssistantServiceClient is the client API for AssistantService service.
@@ -40,6 +41,10 @@ type AssistantServiceClient interface {
 	// the assistant (apart from the shared chat), newest page first, each
 	// page oldest first.
 	ListAssistantMessages(ctx context.Context, in *ListAssistantMessagesRequest, opts ...grpc.CallOption) (*ListAssistantMessagesResponse, error)
+	// GetAssistantStatus says what the instance's language model can do for
+	// the dashboard: whether the assistant can answer, transcribe a voice
+	// message and draw images, and why not where it cannot.
+	GetAssistantStatus(ctx context.Context, in *GetAssistantStatusRequest, opts ...grpc.CallOption) (*GetAssistantStatusResponse, error)
 }
 
 type assistantServiceClient struct {
@@ -70,6 +75,16 @@ func (c *assistantServiceClient) ListAssistantMessages(ctx context.Context, in *
 	return out, nil
 }
 
+func (c *assistantServiceClient) GetAssistantStatus(ctx context.Context, in *GetAssistantStatusRequest, opts ...grpc.CallOption) (*GetAssistantStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetAssistantStatusResponse)
+	err := c.cc.Invoke(ctx, AssistantService_GetAssistantStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AssistantServiceServer is the server API for AssistantService service.
 // All implementations should embed UnimplementedAssistantServiceServer
 // for forward compatibility.
@@ -87,6 +102,10 @@ type AssistantServiceServer interface {
 	// the assistant (apart from the shared chat), newest page first, each
 	// page oldest first.
 	ListAssistantMessages(context.Context, *ListAssistantMessagesRequest) (*ListAssistantMessagesResponse, error)
+	// GetAssistantStatus says what the instance's language model can do for
+	// the dashboard: whether the assistant can answer, transcribe a voice
+	// message and draw images, and why not where it cannot.
+	GetAssistantStatus(context.Context, *GetAssistantStatusRequest) (*GetAssistantStatusResponse, error)
 }
 
 // UnimplementedAssistantServiceServer should be embedded to have
@@ -101,6 +120,9 @@ func (UnimplementedAssistantServiceServer) ExecuteTag(context.Context, *ExecuteT
 }
 func (UnimplementedAssistantServiceServer) ListAssistantMessages(context.Context, *ListAssistantMessagesRequest) (*ListAssistantMessagesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAssistantMessages not implemented")
+}
+func (UnimplementedAssistantServiceServer) GetAssistantStatus(context.Context, *GetAssistantStatusRequest) (*GetAssistantStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetAssistantStatus not implemented")
 }
 func (UnimplementedAssistantServiceServer) testEmbeddedByValue() {}
 
@@ -158,6 +180,24 @@ func _AssistantService_ListAssistantMessages_Handler(srv interface{}, ctx contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AssistantService_GetAssistantStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetAssistantStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AssistantServiceServer).GetAssistantStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AssistantService_GetAssistantStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AssistantServiceServer).GetAssistantStatus(ctx, req.(*GetAssistantStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AssistantService_ServiceDesc is the grpc.ServiceDesc for AssistantService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -172,6 +212,10 @@ var AssistantService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListAssistantMessages",
 			Handler:    _AssistantService_ListAssistantMessages_Handler,
+		},
+		{
+			MethodName: "GetAssistantStatus",
+			Handler:    _AssistantService_GetAssistantStatus_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -169,6 +169,10 @@ func (s *Core) membership(ctx context.Context, c *ent.Client) (*ent.FederationMe
 	return m, err
 }
 
+// HubJoined is published in the unit of work that records this instance's
+// join, naming the admin who joined it (onboarding's network step hears it).
+type HubJoined struct{ UserID, HubURL string }
+
 // JoinHub registers this instance with the hub and sends the first heartbeat.
 func (s *Admin) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) (*switchboardv1.JoinHubResponse, error) {
 	if err := s.spoke.admin(ctx); err != nil {
@@ -243,9 +247,17 @@ func (s *Admin) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) 
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	row, err = s.spoke.DB.FederationMembership.UpdateOneID(row.ID).SetJoinedAt(s.spoke.now()).
-		SetInstanceID(res.GetInstanceId()).SetPlatformTokenSealed(sealed).SetAPIKeyHash(secretHash).
-		ClearPendingAPIKeySealed().ClearPendingUntil().Save(context.WithoutCancel(ctx))
+	p, _ := auth.RequirePrincipal(ctx) // the admin, checked above
+	joined := context.WithoutCancel(ctx)
+	err = s.spoke.DB.InTx(joined, func(tx *db.Tx) error {
+		row, err = tx.FederationMembership.UpdateOneID(row.ID).SetJoinedAt(s.spoke.now()).
+			SetInstanceID(res.GetInstanceId()).SetPlatformTokenSealed(sealed).SetAPIKeyHash(secretHash).
+			ClearPendingAPIKeySealed().ClearPendingUntil().Save(joined)
+		if err != nil {
+			return err
+		}
+		return tx.Publish(joined, HubJoined{UserID: p.UserID, HubURL: hubURL})
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -1101,3 +1101,38 @@ export const InboundDeliveryOutcome = {
   Failed: "failed",
 } as const;
 export type InboundDeliveryOutcome = (typeof InboundDeliveryOutcome)[keyof typeof InboundDeliveryOutcome];
+
+// The values of the vocabulary onboarding_step.
+export const OnboardingStep = {
+  APIKey: "api_key",
+  AutoApprove: "auto_approve",
+  Contact: "contact",
+  Store: "store",
+  Network: "network",
+  Assistant: "assistant",
+} as const;
+export type OnboardingStep = (typeof OnboardingStep)[keyof typeof OnboardingStep];
+
+// The values of the vocabulary sprite_animation_speed.
+export const SpriteAnimationSpeed = {
+  Slow: "slow",
+  Normal: "normal",
+  Fast: "fast",
+} as const;
+export type SpriteAnimationSpeed = (typeof SpriteAnimationSpeed)[keyof typeof SpriteAnimationSpeed];
+
+// The values of the vocabulary sprite_idle_style.
+export const SpriteIdleStyle = {
+  Float: "float",
+  Still: "still",
+  Hidden: "hidden",
+} as const;
+export type SpriteIdleStyle = (typeof SpriteIdleStyle)[keyof typeof SpriteIdleStyle];
+
+// The values of the vocabulary sprite_size.
+export const SpriteSize = {
+  Small: "small",
+  Normal: "normal",
+  Large: "large",
+} as const;
+export type SpriteSize = (typeof SpriteSize)[keyof typeof SpriteSize];

@@ -12,6 +12,7 @@ import { h, replace, type Child } from "../dom";
 import type { AssistantMessage, ExecutedTag } from "../gen/switchboard/v1/assistant_pb";
 import type { Document } from "../gen/switchboard/v1/documents_pb";
 import { announce, queueChanged } from "../refresh";
+import { sprite } from "../sprite";
 import { learningsPanel } from "./learnings";
 import { Region, emptyState, label, reportUnauthenticated, timeOf, type View } from "../ui";
 
@@ -375,6 +376,7 @@ export function assistantView(): View {
     stopButton.hidden = false;
     replace(status);
     let full = "";
+    sprite.think(true);
     try {
       for await (const res of api.assistantChat.sendChat({ message }, { signal: streaming.signal, timeoutMs: 0 })) {
         const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
@@ -403,6 +405,7 @@ export function assistantView(): View {
       reply.append(h("p", { class: stopped ? "muted" : "error", role: stopped ? undefined : "alert" }, stopped ? "Stopped: this reply was not kept." : errorText(e)));
       if (!full) text.value = message; // nothing came back: the words stay to send again
     } finally {
+      sprite.think(false);
       reply.removeAttribute("aria-busy");
       replyText.classList.remove("streaming");
       streaming = undefined;
@@ -458,11 +461,29 @@ export function assistantView(): View {
 }
 
 // microphone records a voice message while pressed once and stopped once,
-// and puts what the server heard into the message box.
+// and puts what the server heard into the message box. It is disabled, with
+// the reason beside it, when the instance has no transcription model
+// (GET /api/chat/status) or the browser cannot record.
 function microphone(text: HTMLTextAreaElement, status: HTMLElement): Child {
-  if (typeof MediaRecorder === "undefined" || !navigator.mediaDevices?.getUserMedia) return null;
   let recorder: MediaRecorder | undefined;
+  const reason = h("span", { class: "hint mic-reason", id: "mic-reason", hidden: true });
   const button = h("button", { type: "button", class: "secondary mic", "aria-pressed": "false", "aria-label": "Record a voice message" }, "Voice");
+  const off = (why: string) => {
+    button.disabled = true;
+    button.title = why;
+    button.setAttribute("aria-describedby", reason.id);
+    reason.textContent = `Voice is off: ${why}`;
+    reason.hidden = false;
+  };
+  if (typeof MediaRecorder === "undefined" || !navigator.mediaDevices?.getUserMedia) off("this browser cannot record audio here.");
+  else {
+    api.assistant.getAssistantStatus({}).then(
+      (s) => {
+        if (!s.voice) off(s.voiceUnavailable ?? "no transcription model is configured.");
+      },
+      () => {},
+    );
+  }
   button.addEventListener("click", async () => {
     if (recorder) {
       recorder.stop();
@@ -504,5 +525,5 @@ function microphone(text: HTMLTextAreaElement, status: HTMLElement): Child {
     button.textContent = "Stop recording";
     replace(status, h("p", { class: "muted" }, "Recording… press the microphone again to stop."));
   });
-  return button;
+  return [button, reason];
 }

@@ -14,6 +14,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { onRefresh } from "../refresh";
 import { Region, act, chip, emptyState, pageOf, pager, timeOf, toast, type Page, type View } from "../ui";
 import { termLabel } from "../vocabulary";
+import { onboardingPanel } from "./onboarding";
 import { queueItemRow } from "./queueItem";
 import { waitingPanel } from "../waiting";
 
@@ -258,12 +259,14 @@ export function nowView(): View {
   const notifications = notificationsPanel();
   const strip = dayStrip();
   const waitingForYou = waitingPanel();
+  const onboarding = onboardingPanel();
 
   const refresh = () => {
     void loadPending();
     void loadReview();
     void notifications.load();
     void strip.load();
+    void onboarding.load();
   };
 
   const el = h(
@@ -271,6 +274,7 @@ export function nowView(): View {
     { class: "view now" },
     h("h1", null, "Now"),
     waitingForYou.el,
+    onboarding.el,
     strip.el,
     h(
       "section",

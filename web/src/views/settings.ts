@@ -9,6 +9,7 @@ import { Region, copyButton, emptyState, pageOf, pager, reportUnauthenticated, t
 import { termLabel, terms, values } from "../vocabulary";
 import { federationSection } from "./federation";
 import { inboundSection } from "./inbound";
+import { spriteSection } from "./spriteSettings";
 import { ProfileVisibility } from "../gen/vocabulary_terms";
 
 const scopes = values("key_scope");
@@ -361,6 +362,7 @@ export function settingsView(account: { username: string; name: string; id?: str
     h("h1", null, "Settings"),
     autoApprove(),
     profileSection(account),
+    spriteSection(),
     apiKeys(),
     connectAgents(),
     inboundSection(),

@@ -41,6 +41,9 @@ const (
 	// AssistantServiceListAssistantMessagesProcedure is the fully-qualified name of the
 	// AssistantService's ListAssistantMessages RPC.
 	AssistantServiceListAssistantMessagesProcedure = "/switchboard.v1.AssistantService/ListAssistantMessages"
+	// AssistantServiceGetAssistantStatusProcedure is the fully-qualified name of the AssistantService's
+	// GetAssistantStatus RPC.
+	AssistantServiceGetAssistantStatusProcedure = "/switchboard.v1.AssistantService/GetAssistantStatus"
 	// AssistantChatServiceSendChatProcedure is the fully-qualified name of the AssistantChatService's
 	// SendChat RPC.
 	AssistantChatServiceSendChatProcedure = "/switchboard.v1.AssistantChatService/SendChat"
@@ -58,6 +61,10 @@ type AssistantServiceClient interface {
 	// the assistant (apart from the shared chat), newest page first, each
 	// page oldest first.
 	ListAssistantMessages(context.Context, *v1.ListAssistantMessagesRequest) (*v1.ListAssistantMessagesResponse, error)
+	// GetAssistantStatus says what the instance's language model can do for
+	// the dashboard: whether the assistant can answer, transcribe a voice
+	// message and draw images, and why not where it cannot.
+	GetAssistantStatus(context.Context, *v1.GetAssistantStatusRequest) (*v1.GetAssistantStatusResponse, error)
 }
 
 // NewAssistantServiceClient constructs a client for the switchboard.v1.AssistantService service. By
@@ -83,6 +90,12 @@ func NewAssistantServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(assistantServiceMethods.ByName("ListAssistantMessages")),
 			connect.WithClientOptions(opts...),
 		),
+		getAssistantStatus: connect.NewClient[v1.GetAssistantStatusRequest, v1.GetAssistantStatusResponse](
+			httpClient,
+			baseURL+AssistantServiceGetAssistantStatusProcedure,
+			connect.WithSchema(assistantServiceMethods.ByName("GetAssistantStatus")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -90,6 +103,7 @@ func NewAssistantServiceClient(httpClient connect.HTTPClient, baseURL string, op
 type assistantServiceClient struct {
 	executeTag            *connect.Client[v1.ExecuteTagRequest, v1.ExecuteTagResponse]
 	listAssistantMessages *connect.Client[v1.ListAssistantMessagesRequest, v1.ListAssistantMessagesResponse]
+	getAssistantStatus    *connect.Client[v1.GetAssistantStatusRequest, v1.GetAssistantStatusResponse]
 }
 
 // ExecuteTag calls switchboard.v1.AssistantService.ExecuteTag.
@@ -110,6 +124,15 @@ func (c *assistantServiceClient) ListAssistantMessages(ctx context.Context, req 
 	return nil, err
 }
 
+// GetAssistantStatus calls switchboard.v1.AssistantService.GetAssistantStatus.
+func (c *assistantServiceClient) GetAssistantStatus(ctx context.Context, req *v1.GetAssistantStatusRequest) (*v1.GetAssistantStatusResponse, error) {
+	response, err := c.getAssistantStatus.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // AssistantServiceHandler is an implementation of the switchboard.v1.AssistantService service.
 type AssistantServiceHandler interface {
 	// ExecuteTag runs one action tag as the operator: a tag typed in the
@@ -122,6 +145,10 @@ type AssistantServiceHandler interface {
 	// the assistant (apart from the shared chat), newest page first, each
 	// page oldest first.
 	ListAssistantMessages(context.Context, *v1.ListAssistantMessagesRequest) (*v1.ListAssistantMessagesResponse, error)
+	// GetAssistantStatus says what the instance's language model can do for
+	// the dashboard: whether the assistant can answer, transcribe a voice
+	// message and draw images, and why not where it cannot.
+	GetAssistantStatus(context.Context, *v1.GetAssistantStatusRequest) (*v1.GetAssistantStatusResponse, error)
 }
 
 // NewAssistantServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -143,12 +170,20 @@ func NewAssistantServiceHandler(svc AssistantServiceHandler, opts ...connect.Han
 		connect.WithSchema(assistantServiceMethods.ByName("ListAssistantMessages")),
 		connect.WithHandlerOptions(opts...),
 	)
+	assistantServiceGetAssistantStatusHandler := connect.NewUnaryHandlerSimple(
+		AssistantServiceGetAssistantStatusProcedure,
+		svc.GetAssistantStatus,
+		connect.WithSchema(assistantServiceMethods.ByName("GetAssistantStatus")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/switchboard.v1.AssistantService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case AssistantServiceExecuteTagProcedure:
 			assistantServiceExecuteTagHandler.ServeHTTP(w, r)
 		case AssistantServiceListAssistantMessagesProcedure:
 			assistantServiceListAssistantMessagesHandler.ServeHTTP(w, r)
+		case AssistantServiceGetAssistantStatusProcedure:
+			assistantServiceGetAssistantStatusHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -164,6 +199,10 @@ func (UnimplementedAssistantServiceHandler) ExecuteTag(context.Context, *v1.Exec
 
 func (UnimplementedAssistantServiceHandler) ListAssistantMessages(context.Context, *v1.ListAssistantMessagesRequest) (*v1.ListAssistantMessagesResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.AssistantService.ListAssistantMessages is not implemented"))
+}
+
+func (UnimplementedAssistantServiceHandler) GetAssistantStatus(context.Context, *v1.GetAssistantStatusRequest) (*v1.GetAssistantStatusResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.AssistantService.GetAssistantStatus is not implemented"))
 }
 
 // AssistantChatServiceClient is a client for the switchboard.v1.AssistantChatService service.

@@ -19,7 +19,69 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/assistant.proto.
  */
 export const file_switchboard_v1_assistant: GenFile = /*@__PURE__*/
-  fileDesc("Ch5zd2l0Y2hib2FyZC92MS9hc3Npc3RhbnQucHJvdG8SDnN3aXRjaGJvYXJkLnYxIo8BChFFeGVjdXRlVGFnUmVxdWVzdBIYCgN0YWcYASABKAlCC7pIBHICGEDo8xgBEiUKBGJvZHkYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhsKCm1lc3NhZ2VfaWQYAyABKAlCB7pIBHICGEASHAoJdGFnX2luZGV4GAQgASgFQgm6SAYaBBAUKAAizgEKC0V4ZWN1dGVkVGFnEgsKA3RhZxgBIAEoCRIKCgJvaxgCIAEoCBIsCgZyZXN1bHQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0SACIAQESEgoFZXJyb3IYBCABKAlIAYgBARIaChJuZWVkc19jb25maXJtYXRpb24YBSABKAgSKgoEYm9keRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAogBAUIJCgdfcmVzdWx0QggKBl9lcnJvckIHCgVfYm9keSI+ChJFeGVjdXRlVGFnUmVzcG9uc2USKAoDdGFnGAEgASgLMhsuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZWRUYWciMAoPU2VuZENoYXRSZXF1ZXN0Eh0KB21lc3NhZ2UYASABKAlCDLpIBXIDGMA+6PMYASKsAQoQU2VuZENoYXRSZXNwb25zZRIqCgV0b2tlbhgBIAEoCzIZLnN3aXRjaGJvYXJkLnYxLkNoYXRUb2tlbkgAEjkKDXRhZ3NfZXhlY3V0ZWQYAiABKAsyIC5zd2l0Y2hib2FyZC52MS5DaGF0VGFnc0V4ZWN1dGVkSAASKAoEZG9uZRgDIAEoCzIYLnN3aXRjaGJvYXJkLnYxLkNoYXREb25lSABCBwoFZXZlbnQiGQoJQ2hhdFRva2VuEgwKBHRleHQYASABKAkiPQoQQ2hhdFRhZ3NFeGVjdXRlZBIpCgR0YWdzGAEgAygLMhsuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZWRUYWciHgoIQ2hhdERvbmUSEgoKbWVzc2FnZV9pZBgBIAEoCSJGChxMaXN0QXNzaXN0YW50TWVzc2FnZXNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFEhcKBmN1cnNvchgCIAEoCUIHukgEcgIYQCKHAQodTGlzdEFzc2lzdGFudE1lc3NhZ2VzUmVzcG9uc2USMgoIbWVzc2FnZXMYASADKAsyIC5zd2l0Y2hib2FyZC52MS5Bc3Npc3RhbnRNZXNzYWdlEjIKCnBhZ2luYXRpb24YAiABKAsyHi5zd2l0Y2hib2FyZC52MS5DaGF0UGFnaW5hdGlvbiKsAQoQQXNzaXN0YW50TWVzc2FnZRIKCgJpZBgBIAEoCRIgCgRyb2xlGAIgASgJQhK69RgOYXNzaXN0YW50X3JvbGUSDwoHY29udGVudBgDIAEoCRIpCgR0YWdzGAQgAygLMhsuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZWRUYWcSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiHwoPVm9pY2VUcmFuc2NyaXB0EgwKBHRleHQYASABKAkiPgoPR2VuZXJhdGVkSW1hZ2VzEisKCWRvY3VtZW50cxgBIAMoCzIYLnN3aXRjaGJvYXJkLnYxLkRvY3VtZW50MqoCChBBc3Npc3RhbnRTZXJ2aWNlEnwKCkV4ZWN1dGVUYWcSIS5zd2l0Y2hib2FyZC52MS5FeGVjdXRlVGFnUmVxdWVzdBoiLnN3aXRjaGJvYXJkLnYxLkV4ZWN1dGVUYWdSZXNwb25zZSIn2vMYAxIBAoLT5JMCGjoBKiIVL2FwaS9jaGF0L2V4ZWN1dGUtdGFnEpcBChVMaXN0QXNzaXN0YW50TWVzc2FnZXMSLC5zd2l0Y2hib2FyZC52MS5MaXN0QXNzaXN0YW50TWVzc2FnZXNSZXF1ZXN0Gi0uc3dpdGNoYm9hcmQudjEuTGlzdEFzc2lzdGFudE1lc3NhZ2VzUmVzcG9uc2UiIdrzGAMSAQKC0+STAhQSEi9hcGkvY2hhdC9tZXNzYWdlczJwChRBc3Npc3RhbnRDaGF0U2VydmljZRJYCghTZW5kQ2hhdBIfLnN3aXRjaGJvYXJkLnYxLlNlbmRDaGF0UmVxdWVzdBogLnN3aXRjaGJvYXJkLnYxLlNlbmRDaGF0UmVzcG9uc2UiB9rzGAMSAQIwAUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchboard_v1_chat, file_switchboard_v1_documents, file_switchboard_v1_options]);
+  fileDesc("Ch5zd2l0Y2hib2FyZC92MS9hc3Npc3RhbnQucHJvdG8SDnN3aXRjaGJvYXJkLnYxIhsKGUdldEFzc2lzdGFudFN0YXR1c1JlcXVlc3QiswEKGkdldEFzc2lzdGFudFN0YXR1c1Jlc3BvbnNlEgwKBGNoYXQYASABKAgSDQoFdm9pY2UYAiABKAgSDgoGaW1hZ2VzGAMgASgIEh0KEGNoYXRfdW5hdmFpbGFibGUYBCABKAlIAIgBARIeChF2b2ljZV91bmF2YWlsYWJsZRgFIAEoCUgBiAEBQhMKEV9jaGF0X3VuYXZhaWxhYmxlQhQKEl92b2ljZV91bmF2YWlsYWJsZSKPAQoRRXhlY3V0ZVRhZ1JlcXVlc3QSGAoDdGFnGAEgASgJQgu6SARyAhhA6PMYARIlCgRib2R5GAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIbCgptZXNzYWdlX2lkGAMgASgJQge6SARyAhhAEhwKCXRhZ19pbmRleBgEIAEoBUIJukgGGgQQFCgAIs4BCgtFeGVjdXRlZFRhZxILCgN0YWcYASABKAkSCgoCb2sYAiABKAgSLAoGcmVzdWx0GAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEgAiAEBEhIKBWVycm9yGAQgASgJSAGIAQESGgoSbmVlZHNfY29uZmlybWF0aW9uGAUgASgIEioKBGJvZHkYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0SAKIAQFCCQoHX3Jlc3VsdEIICgZfZXJyb3JCBwoFX2JvZHkiPgoSRXhlY3V0ZVRhZ1Jlc3BvbnNlEigKA3RhZxgBIAEoCzIbLnN3aXRjaGJvYXJkLnYxLkV4ZWN1dGVkVGFnIjAKD1NlbmRDaGF0UmVxdWVzdBIdCgdtZXNzYWdlGAEgASgJQgy6SAVyAxjAPujzGAEirAEKEFNlbmRDaGF0UmVzcG9uc2USKgoFdG9rZW4YASABKAsyGS5zd2l0Y2hib2FyZC52MS5DaGF0VG9rZW5IABI5Cg10YWdzX2V4ZWN1dGVkGAIgASgLMiAuc3dpdGNoYm9hcmQudjEuQ2hhdFRhZ3NFeGVjdXRlZEgAEigKBGRvbmUYAyABKAsyGC5zd2l0Y2hib2FyZC52MS5DaGF0RG9uZUgAQgcKBWV2ZW50IhkKCUNoYXRUb2tlbhIMCgR0ZXh0GAEgASgJIj0KEENoYXRUYWdzRXhlY3V0ZWQSKQoEdGFncxgBIAMoCzIbLnN3aXRjaGJvYXJkLnYxLkV4ZWN1dGVkVGFnIh4KCENoYXREb25lEhIKCm1lc3NhZ2VfaWQYASABKAkiRgocTGlzdEFzc2lzdGFudE1lc3NhZ2VzUmVxdWVzdBINCgVsaW1pdBgBIAEoBRIXCgZjdXJzb3IYAiABKAlCB7pIBHICGEAihwEKHUxpc3RBc3Npc3RhbnRNZXNzYWdlc1Jlc3BvbnNlEjIKCG1lc3NhZ2VzGAEgAygLMiAuc3dpdGNoYm9hcmQudjEuQXNzaXN0YW50TWVzc2FnZRIyCgpwYWdpbmF0aW9uGAIgASgLMh4uc3dpdGNoYm9hcmQudjEuQ2hhdFBhZ2luYXRpb24irAEKEEFzc2lzdGFudE1lc3NhZ2USCgoCaWQYASABKAkSIAoEcm9sZRgCIAEoCUISuvUYDmFzc2lzdGFudF9yb2xlEg8KB2NvbnRlbnQYAyABKAkSKQoEdGFncxgEIAMoCzIbLnN3aXRjaGJvYXJkLnYxLkV4ZWN1dGVkVGFnEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIh8KD1ZvaWNlVHJhbnNjcmlwdBIMCgR0ZXh0GAEgASgJIj4KD0dlbmVyYXRlZEltYWdlcxIrCglkb2N1bWVudHMYASADKAsyGC5zd2l0Y2hib2FyZC52MS5Eb2N1bWVudDK5AwoQQXNzaXN0YW50U2VydmljZRJ8CgpFeGVjdXRlVGFnEiEuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZVRhZ1JlcXVlc3QaIi5zd2l0Y2hib2FyZC52MS5FeGVjdXRlVGFnUmVzcG9uc2UiJ9rzGAMSAQKC0+STAho6ASoiFS9hcGkvY2hhdC9leGVjdXRlLXRhZxKXAQoVTGlzdEFzc2lzdGFudE1lc3NhZ2VzEiwuc3dpdGNoYm9hcmQudjEuTGlzdEFzc2lzdGFudE1lc3NhZ2VzUmVxdWVzdBotLnN3aXRjaGJvYXJkLnYxLkxpc3RBc3Npc3RhbnRNZXNzYWdlc1Jlc3BvbnNlIiHa8xgDEgECgtPkkwIUEhIvYXBpL2NoYXQvbWVzc2FnZXMSjAEKEkdldEFzc2lzdGFudFN0YXR1cxIpLnN3aXRjaGJvYXJkLnYxLkdldEFzc2lzdGFudFN0YXR1c1JlcXVlc3QaKi5zd2l0Y2hib2FyZC52MS5HZXRBc3Npc3RhbnRTdGF0dXNSZXNwb25zZSIf2vMYAxIBAoLT5JMCEhIQL2FwaS9jaGF0L3N0YXR1czJwChRBc3Npc3RhbnRDaGF0U2VydmljZRJYCghTZW5kQ2hhdBIfLnN3aXRjaGJvYXJkLnYxLlNlbmRDaGF0UmVxdWVzdBogLnN3aXRjaGJvYXJkLnYxLlNlbmRDaGF0UmVzcG9uc2UiB9rzGAMSAQIwAUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchboard_v1_chat, file_switchboard_v1_documents, file_switchboard_v1_options]);
+
+/**
+ * @generated from message switchboard.v1.GetAssistantStatusRequest
+ */
+export type GetAssistantStatusRequest = Message<"switchboard.v1.GetAssistantStatusRequest"> & {
+};
+
+/**
+ * Describes the message switchboard.v1.GetAssistantStatusRequest.
+ * Use `create(GetAssistantStatusRequestSchema)` to create a new message.
+ */
+export const GetAssistantStatusRequestSchema: GenMessage<GetAssistantStatusRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_assistant, 0);
+
+/**
+ * @generated from message switchboard.v1.GetAssistantStatusResponse
+ */
+export type GetAssistantStatusResponse = Message<"switchboard.v1.GetAssistantStatusResponse"> & {
+  /**
+   * A language model is configured (--llm-base-url): SendChat can answer.
+   *
+   * @generated from field: bool chat = 1;
+   */
+  chat: boolean;
+
+  /**
+   * A transcription model is configured (--llm-transcription-model):
+   * POST /api/chat/voice can transcribe.
+   *
+   * @generated from field: bool voice = 2;
+   */
+  voice: boolean;
+
+  /**
+   * An image model is configured (--llm-image-model): generate_image can
+   * draw.
+   *
+   * @generated from field: bool images = 3;
+   */
+  images: boolean;
+
+  /**
+   * Why the assistant cannot answer; absent when it can.
+   *
+   * @generated from field: optional string chat_unavailable = 4;
+   */
+  chatUnavailable?: string | undefined;
+
+  /**
+   * Why voice messages are off; absent when they are on.
+   *
+   * @generated from field: optional string voice_unavailable = 5;
+   */
+  voiceUnavailable?: string | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.GetAssistantStatusResponse.
+ * Use `create(GetAssistantStatusResponseSchema)` to create a new message.
+ */
+export const GetAssistantStatusResponseSchema: GenMessage<GetAssistantStatusResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_assistant, 1);
 
 /**
  * @generated from message switchboard.v1.ExecuteTagRequest
@@ -60,7 +122,7 @@ export type ExecuteTagRequest = Message<"switchboard.v1.ExecuteTagRequest"> & {
  * Use `create(ExecuteTagRequestSchema)` to create a new message.
  */
 export const ExecuteTagRequestSchema: GenMessage<ExecuteTagRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 0);
+  messageDesc(file_switchboard_v1_assistant, 2);
 
 /**
  * ExecutedTag is what one tag did.
@@ -113,7 +175,7 @@ export type ExecutedTag = Message<"switchboard.v1.ExecutedTag"> & {
  * Use `create(ExecutedTagSchema)` to create a new message.
  */
 export const ExecutedTagSchema: GenMessage<ExecutedTag> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 1);
+  messageDesc(file_switchboard_v1_assistant, 3);
 
 /**
  * @generated from message switchboard.v1.ExecuteTagResponse
@@ -130,7 +192,7 @@ export type ExecuteTagResponse = Message<"switchboard.v1.ExecuteTagResponse"> & 
  * Use `create(ExecuteTagResponseSchema)` to create a new message.
  */
 export const ExecuteTagResponseSchema: GenMessage<ExecuteTagResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 2);
+  messageDesc(file_switchboard_v1_assistant, 4);
 
 /**
  * @generated from message switchboard.v1.SendChatRequest
@@ -149,7 +211,7 @@ export type SendChatRequest = Message<"switchboard.v1.SendChatRequest"> & {
  * Use `create(SendChatRequestSchema)` to create a new message.
  */
 export const SendChatRequestSchema: GenMessage<SendChatRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 3);
+  messageDesc(file_switchboard_v1_assistant, 5);
 
 /**
  * SendChatResponse is one event of the reply's stream.
@@ -186,7 +248,7 @@ export type SendChatResponse = Message<"switchboard.v1.SendChatResponse"> & {
  * Use `create(SendChatResponseSchema)` to create a new message.
  */
 export const SendChatResponseSchema: GenMessage<SendChatResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 4);
+  messageDesc(file_switchboard_v1_assistant, 6);
 
 /**
  * ChatToken is a piece of the reply as the provider streamed it.
@@ -205,7 +267,7 @@ export type ChatToken = Message<"switchboard.v1.ChatToken"> & {
  * Use `create(ChatTokenSchema)` to create a new message.
  */
 export const ChatTokenSchema: GenMessage<ChatToken> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 5);
+  messageDesc(file_switchboard_v1_assistant, 7);
 
 /**
  * ChatTagsExecuted is what the reply's action tags did, in the reply's
@@ -225,7 +287,7 @@ export type ChatTagsExecuted = Message<"switchboard.v1.ChatTagsExecuted"> & {
  * Use `create(ChatTagsExecutedSchema)` to create a new message.
  */
 export const ChatTagsExecutedSchema: GenMessage<ChatTagsExecuted> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 6);
+  messageDesc(file_switchboard_v1_assistant, 8);
 
 /**
  * ChatDone ends a finished reply.
@@ -246,7 +308,7 @@ export type ChatDone = Message<"switchboard.v1.ChatDone"> & {
  * Use `create(ChatDoneSchema)` to create a new message.
  */
 export const ChatDoneSchema: GenMessage<ChatDone> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 7);
+  messageDesc(file_switchboard_v1_assistant, 9);
 
 /**
  * @generated from message switchboard.v1.ListAssistantMessagesRequest
@@ -272,7 +334,7 @@ export type ListAssistantMessagesRequest = Message<"switchboard.v1.ListAssistant
  * Use `create(ListAssistantMessagesRequestSchema)` to create a new message.
  */
 export const ListAssistantMessagesRequestSchema: GenMessage<ListAssistantMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 8);
+  messageDesc(file_switchboard_v1_assistant, 10);
 
 /**
  * @generated from message switchboard.v1.ListAssistantMessagesResponse
@@ -296,7 +358,7 @@ export type ListAssistantMessagesResponse = Message<"switchboard.v1.ListAssistan
  * Use `create(ListAssistantMessagesResponseSchema)` to create a new message.
  */
 export const ListAssistantMessagesResponseSchema: GenMessage<ListAssistantMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 9);
+  messageDesc(file_switchboard_v1_assistant, 11);
 
 /**
  * AssistantMessage is one turn of the conversation.
@@ -339,7 +401,7 @@ export type AssistantMessage = Message<"switchboard.v1.AssistantMessage"> & {
  * Use `create(AssistantMessageSchema)` to create a new message.
  */
 export const AssistantMessageSchema: GenMessage<AssistantMessage> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 10);
+  messageDesc(file_switchboard_v1_assistant, 12);
 
 /**
  * VoiceTranscript is what POST /api/chat/voice heard (a multipart route
@@ -359,7 +421,7 @@ export type VoiceTranscript = Message<"switchboard.v1.VoiceTranscript"> & {
  * Use `create(VoiceTranscriptSchema)` to create a new message.
  */
 export const VoiceTranscriptSchema: GenMessage<VoiceTranscript> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 11);
+  messageDesc(file_switchboard_v1_assistant, 13);
 
 /**
  * GeneratedImages is generate_image's result: each image stored as a
@@ -379,7 +441,7 @@ export type GeneratedImages = Message<"switchboard.v1.GeneratedImages"> & {
  * Use `create(GeneratedImagesSchema)` to create a new message.
  */
 export const GeneratedImagesSchema: GenMessage<GeneratedImages> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_assistant, 12);
+  messageDesc(file_switchboard_v1_assistant, 14);
 
 /**
  * AssistantService is the operator's assistant: its action tags, run one at
@@ -413,6 +475,18 @@ export const AssistantService: GenService<{
     methodKind: "unary";
     input: typeof ListAssistantMessagesRequestSchema;
     output: typeof ListAssistantMessagesResponseSchema;
+  },
+  /**
+   * GetAssistantStatus says what the instance's language model can do for
+   * the dashboard: whether the assistant can answer, transcribe a voice
+   * message and draw images, and why not where it cannot.
+   *
+   * @generated from rpc switchboard.v1.AssistantService.GetAssistantStatus
+   */
+  getAssistantStatus: {
+    methodKind: "unary";
+    input: typeof GetAssistantStatusRequestSchema;
+    output: typeof GetAssistantStatusResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchboard_v1_assistant, 0);
