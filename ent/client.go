@@ -56,6 +56,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/networksetting"
 	"github.com/switchboard-hq/switchboard/ent/notification"
+	"github.com/switchboard-hq/switchboard/ent/onboarding"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/periodicrun"
@@ -69,6 +70,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
+	"github.com/switchboard-hq/switchboard/ent/spritesetting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -175,6 +177,8 @@ type Client struct {
 	NetworkSetting *NetworkSettingClient
 	// Notification is the client for interacting with the Notification builders.
 	Notification *NotificationClient
+	// Onboarding is the client for interacting with the Onboarding builders.
+	Onboarding *OnboardingClient
 	// PaymentHold is the client for interacting with the PaymentHold builders.
 	PaymentHold *PaymentHoldClient
 	// PeerPattern is the client for interacting with the PeerPattern builders.
@@ -201,6 +205,8 @@ type Client struct {
 	Setting *SettingClient
 	// ShipGateRun is the client for interacting with the ShipGateRun builders.
 	ShipGateRun *ShipGateRunClient
+	// SpriteSetting is the client for interacting with the SpriteSetting builders.
+	SpriteSetting *SpriteSettingClient
 	// StoreAgent is the client for interacting with the StoreAgent builders.
 	StoreAgent *StoreAgentClient
 	// StoreInstall is the client for interacting with the StoreInstall builders.
@@ -283,6 +289,7 @@ func (c *Client) init() {
 	c.NetworkPreference = NewNetworkPreferenceClient(c.config)
 	c.NetworkSetting = NewNetworkSettingClient(c.config)
 	c.Notification = NewNotificationClient(c.config)
+	c.Onboarding = NewOnboardingClient(c.config)
 	c.PaymentHold = NewPaymentHoldClient(c.config)
 	c.PeerPattern = NewPeerPatternClient(c.config)
 	c.PeriodicRun = NewPeriodicRunClient(c.config)
@@ -296,6 +303,7 @@ func (c *Client) init() {
 	c.Session = NewSessionClient(c.config)
 	c.Setting = NewSettingClient(c.config)
 	c.ShipGateRun = NewShipGateRunClient(c.config)
+	c.SpriteSetting = NewSpriteSettingClient(c.config)
 	c.StoreAgent = NewStoreAgentClient(c.config)
 	c.StoreInstall = NewStoreInstallClient(c.config)
 	c.StoreSubscription = NewStoreSubscriptionClient(c.config)
@@ -444,6 +452,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		NetworkPreference:    NewNetworkPreferenceClient(cfg),
 		NetworkSetting:       NewNetworkSettingClient(cfg),
 		Notification:         NewNotificationClient(cfg),
+		Onboarding:           NewOnboardingClient(cfg),
 		PaymentHold:          NewPaymentHoldClient(cfg),
 		PeerPattern:          NewPeerPatternClient(cfg),
 		PeriodicRun:          NewPeriodicRunClient(cfg),
@@ -457,6 +466,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Session:              NewSessionClient(cfg),
 		Setting:              NewSettingClient(cfg),
 		ShipGateRun:          NewShipGateRunClient(cfg),
+		SpriteSetting:        NewSpriteSettingClient(cfg),
 		StoreAgent:           NewStoreAgentClient(cfg),
 		StoreInstall:         NewStoreInstallClient(cfg),
 		StoreSubscription:    NewStoreSubscriptionClient(cfg),
@@ -532,6 +542,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		NetworkPreference:    NewNetworkPreferenceClient(cfg),
 		NetworkSetting:       NewNetworkSettingClient(cfg),
 		Notification:         NewNotificationClient(cfg),
+		Onboarding:           NewOnboardingClient(cfg),
 		PaymentHold:          NewPaymentHoldClient(cfg),
 		PeerPattern:          NewPeerPatternClient(cfg),
 		PeriodicRun:          NewPeriodicRunClient(cfg),
@@ -545,6 +556,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Session:              NewSessionClient(cfg),
 		Setting:              NewSettingClient(cfg),
 		ShipGateRun:          NewShipGateRunClient(cfg),
+		SpriteSetting:        NewSpriteSettingClient(cfg),
 		StoreAgent:           NewStoreAgentClient(cfg),
 		StoreInstall:         NewStoreInstallClient(cfg),
 		StoreSubscription:    NewStoreSubscriptionClient(cfg),
@@ -598,12 +610,13 @@ func (c *Client) Use(hooks ...Hook) {
 		c.FederationMembership, c.IdempotencyRecord, c.InboundDelivery,
 		c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication, c.Learning,
 		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
-		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
-		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
-		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
-		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
-		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
-		c.WebhookDelivery, c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
+		c.NetworkSetting, c.Notification, c.Onboarding, c.PaymentHold, c.PeerPattern,
+		c.PeriodicRun, c.Project, c.ProjectInvite, c.ProjectMember,
+		c.ProviderCapability, c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session,
+		c.Setting, c.ShipGateRun, c.SpriteSetting, c.StoreAgent, c.StoreInstall,
+		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team, c.TeamInvite,
+		c.TeamMember, c.TeamSubscription, c.User, c.UserReputation, c.WebhookDelivery,
+		c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Use(hooks...)
 	}
@@ -622,12 +635,13 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.FederationMembership, c.IdempotencyRecord, c.InboundDelivery,
 		c.InboundReceipt, c.InboundWebhook, c.Job, c.JobApplication, c.Learning,
 		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
-		c.NetworkSetting, c.Notification, c.PaymentHold, c.PeerPattern, c.PeriodicRun,
-		c.Project, c.ProjectInvite, c.ProjectMember, c.ProviderCapability, c.QueueItem,
-		c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
-		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
-		c.TeamInvite, c.TeamMember, c.TeamSubscription, c.User, c.UserReputation,
-		c.WebhookDelivery, c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
+		c.NetworkSetting, c.Notification, c.Onboarding, c.PaymentHold, c.PeerPattern,
+		c.PeriodicRun, c.Project, c.ProjectInvite, c.ProjectMember,
+		c.ProviderCapability, c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session,
+		c.Setting, c.ShipGateRun, c.SpriteSetting, c.StoreAgent, c.StoreInstall,
+		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team, c.TeamInvite,
+		c.TeamMember, c.TeamSubscription, c.User, c.UserReputation, c.WebhookDelivery,
+		c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -718,6 +732,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.NetworkSetting.mutate(ctx, m)
 	case *NotificationMutation:
 		return c.Notification.mutate(ctx, m)
+	case *OnboardingMutation:
+		return c.Onboarding.mutate(ctx, m)
 	case *PaymentHoldMutation:
 		return c.PaymentHold.mutate(ctx, m)
 	case *PeerPatternMutation:
@@ -744,6 +760,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Setting.mutate(ctx, m)
 	case *ShipGateRunMutation:
 		return c.ShipGateRun.mutate(ctx, m)
+	case *SpriteSettingMutation:
+		return c.SpriteSetting.mutate(ctx, m)
 	case *StoreAgentMutation:
 		return c.StoreAgent.mutate(ctx, m)
 	case *StoreInstallMutation:
@@ -7016,6 +7034,139 @@ func (c *NotificationClient) mutate(ctx context.Context, m *NotificationMutation
 	}
 }
 
+// OnboardingClient is a client for the Onboarding schema.
+type OnboardingClient struct {
+	config
+}
+
+// NewOnboardingClient returns a client for the Onboarding from the given config.
+func NewOnboardingClient(c config) *OnboardingClient {
+	return &OnboardingClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `onboarding.Hooks(f(g(h())))`.
+func (c *OnboardingClient) Use(hooks ...Hook) {
+	c.hooks.Onboarding = append(c.hooks.Onboarding, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `onboarding.Intercept(f(g(h())))`.
+func (c *OnboardingClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Onboarding = append(c.inters.Onboarding, interceptors...)
+}
+
+// Create returns a builder for creating a Onboarding entity.
+func (c *OnboardingClient) Create() *OnboardingCreate {
+	mutation := newOnboardingMutation(c.config, OpCreate)
+	return &OnboardingCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Onboarding entities.
+func (c *OnboardingClient) CreateBulk(builders ...*OnboardingCreate) *OnboardingCreateBulk {
+	return &OnboardingCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OnboardingClient) MapCreateBulk(slice any, setFunc func(*OnboardingCreate, int)) *OnboardingCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OnboardingCreateBulk{err: fmt.Errorf("calling to OnboardingClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OnboardingCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OnboardingCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Onboarding.
+func (c *OnboardingClient) Update() *OnboardingUpdate {
+	mutation := newOnboardingMutation(c.config, OpUpdate)
+	return &OnboardingUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OnboardingClient) UpdateOne(_m *Onboarding) *OnboardingUpdateOne {
+	mutation := newOnboardingMutation(c.config, OpUpdateOne, withOnboarding(_m))
+	return &OnboardingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OnboardingClient) UpdateOneID(id string) *OnboardingUpdateOne {
+	mutation := newOnboardingMutation(c.config, OpUpdateOne, withOnboardingID(id))
+	return &OnboardingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Onboarding.
+func (c *OnboardingClient) Delete() *OnboardingDelete {
+	mutation := newOnboardingMutation(c.config, OpDelete)
+	return &OnboardingDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OnboardingClient) DeleteOne(_m *Onboarding) *OnboardingDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OnboardingClient) DeleteOneID(id string) *OnboardingDeleteOne {
+	builder := c.Delete().Where(onboarding.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OnboardingDeleteOne{builder}
+}
+
+// Query returns a query builder for Onboarding.
+func (c *OnboardingClient) Query() *OnboardingQuery {
+	return &OnboardingQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOnboarding},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Onboarding entity by its id.
+func (c *OnboardingClient) Get(ctx context.Context, id string) (*Onboarding, error) {
+	return c.Query().Where(onboarding.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OnboardingClient) GetX(ctx context.Context, id string) *Onboarding {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *OnboardingClient) Hooks() []Hook {
+	return c.hooks.Onboarding
+}
+
+// Interceptors returns the client interceptors.
+func (c *OnboardingClient) Interceptors() []Interceptor {
+	return c.inters.Onboarding
+}
+
+func (c *OnboardingClient) mutate(ctx context.Context, m *OnboardingMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OnboardingCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OnboardingUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OnboardingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OnboardingDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Onboarding mutation op: %q", m.Op())
+	}
+}
+
 // PaymentHoldClient is a client for the PaymentHold schema.
 type PaymentHoldClient struct {
 	config
@@ -8918,6 +9069,139 @@ func (c *ShipGateRunClient) mutate(ctx context.Context, m *ShipGateRunMutation) 
 		return (&ShipGateRunDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ShipGateRun mutation op: %q", m.Op())
+	}
+}
+
+// SpriteSettingClient is a client for the SpriteSetting schema.
+type SpriteSettingClient struct {
+	config
+}
+
+// NewSpriteSettingClient returns a client for the SpriteSetting from the given config.
+func NewSpriteSettingClient(c config) *SpriteSettingClient {
+	return &SpriteSettingClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `spritesetting.Hooks(f(g(h())))`.
+func (c *SpriteSettingClient) Use(hooks ...Hook) {
+	c.hooks.SpriteSetting = append(c.hooks.SpriteSetting, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `spritesetting.Intercept(f(g(h())))`.
+func (c *SpriteSettingClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SpriteSetting = append(c.inters.SpriteSetting, interceptors...)
+}
+
+// Create returns a builder for creating a SpriteSetting entity.
+func (c *SpriteSettingClient) Create() *SpriteSettingCreate {
+	mutation := newSpriteSettingMutation(c.config, OpCreate)
+	return &SpriteSettingCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SpriteSetting entities.
+func (c *SpriteSettingClient) CreateBulk(builders ...*SpriteSettingCreate) *SpriteSettingCreateBulk {
+	return &SpriteSettingCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SpriteSettingClient) MapCreateBulk(slice any, setFunc func(*SpriteSettingCreate, int)) *SpriteSettingCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SpriteSettingCreateBulk{err: fmt.Errorf("calling to SpriteSettingClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SpriteSettingCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SpriteSettingCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SpriteSetting.
+func (c *SpriteSettingClient) Update() *SpriteSettingUpdate {
+	mutation := newSpriteSettingMutation(c.config, OpUpdate)
+	return &SpriteSettingUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SpriteSettingClient) UpdateOne(_m *SpriteSetting) *SpriteSettingUpdateOne {
+	mutation := newSpriteSettingMutation(c.config, OpUpdateOne, withSpriteSetting(_m))
+	return &SpriteSettingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SpriteSettingClient) UpdateOneID(id string) *SpriteSettingUpdateOne {
+	mutation := newSpriteSettingMutation(c.config, OpUpdateOne, withSpriteSettingID(id))
+	return &SpriteSettingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SpriteSetting.
+func (c *SpriteSettingClient) Delete() *SpriteSettingDelete {
+	mutation := newSpriteSettingMutation(c.config, OpDelete)
+	return &SpriteSettingDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SpriteSettingClient) DeleteOne(_m *SpriteSetting) *SpriteSettingDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SpriteSettingClient) DeleteOneID(id string) *SpriteSettingDeleteOne {
+	builder := c.Delete().Where(spritesetting.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SpriteSettingDeleteOne{builder}
+}
+
+// Query returns a query builder for SpriteSetting.
+func (c *SpriteSettingClient) Query() *SpriteSettingQuery {
+	return &SpriteSettingQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSpriteSetting},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SpriteSetting entity by its id.
+func (c *SpriteSettingClient) Get(ctx context.Context, id string) (*SpriteSetting, error) {
+	return c.Query().Where(spritesetting.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SpriteSettingClient) GetX(ctx context.Context, id string) *SpriteSetting {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SpriteSettingClient) Hooks() []Hook {
+	return c.hooks.SpriteSetting
+}
+
+// Interceptors returns the client interceptors.
+func (c *SpriteSettingClient) Interceptors() []Interceptor {
+	return c.inters.SpriteSetting
+}
+
+func (c *SpriteSettingClient) mutate(ctx context.Context, m *SpriteSettingMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SpriteSettingCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SpriteSettingUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SpriteSettingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SpriteSettingDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SpriteSetting mutation op: %q", m.Op())
 	}
 }
 
@@ -11951,12 +12235,12 @@ type (
 		FederationInstance, FederationMembership, IdempotencyRecord, InboundDelivery,
 		InboundReceipt, InboundWebhook, Job, JobApplication, Learning, LedgerEntry,
 		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
-		Notification, PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite,
-		ProjectMember, ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session,
-		Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
-		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
-		UserReputation, WebhookDelivery, WidgetTemplate, WorkPattern,
-		WorkflowReview []ent.Hook
+		Notification, Onboarding, PaymentHold, PeerPattern, PeriodicRun, Project,
+		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
+		RemovedPeerToken, Session, Setting, ShipGateRun, SpriteSetting, StoreAgent,
+		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite,
+		TeamMember, TeamSubscription, User, UserReputation, WebhookDelivery,
+		WidgetTemplate, WorkPattern, WorkflowReview []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
@@ -11967,12 +12251,12 @@ type (
 		FederationInstance, FederationMembership, IdempotencyRecord, InboundDelivery,
 		InboundReceipt, InboundWebhook, Job, JobApplication, Learning, LedgerEntry,
 		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
-		Notification, PaymentHold, PeerPattern, PeriodicRun, Project, ProjectInvite,
-		ProjectMember, ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session,
-		Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
-		StreamEvent, Team, TeamInvite, TeamMember, TeamSubscription, User,
-		UserReputation, WebhookDelivery, WidgetTemplate, WorkPattern,
-		WorkflowReview []ent.Interceptor
+		Notification, Onboarding, PaymentHold, PeerPattern, PeriodicRun, Project,
+		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
+		RemovedPeerToken, Session, Setting, ShipGateRun, SpriteSetting, StoreAgent,
+		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite,
+		TeamMember, TeamSubscription, User, UserReputation, WebhookDelivery,
+		WidgetTemplate, WorkPattern, WorkflowReview []ent.Interceptor
 	}
 )
 

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xb5f\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xd2n\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -62,7 +62,24 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\fqueue_change\x12\x12\n" +
 	"\acreated\x12\aCreated\x12\x12\n" +
 	"\aupdated\x12\aUpdated\x12\x12\n" +
-	"\adeleted\x12\aDeleted\xb2\xf5\x186\n" +
+	"\adeleted\x12\aDeleted\xb2\xf5\x18\x98\x04\n" +
+	"\fstream_event\x12\x16\n" +
+	"\tconnected\x12\tConnected\x12\x16\n" +
+	"\theartbeat\x12\tHeartbeat\x12\x1a\n" +
+	"\vnew_message\x12\vNew message\x12\f\n" +
+	"\x04wake\x12\x04Wake\x12\x1e\n" +
+	"\rqueue_updated\x12\rQueue updated\x12\x0e\n" +
+	"\x05error\x12\x05Error\x12\x1c\n" +
+	"\fcard_changed\x12\fCard changed\x12\"\n" +
+	"\x0fcontact_changed\x12\x0fContact changed\x12,\n" +
+	"\x14connection_requested\x12\x14Connection requested\x12*\n" +
+	"\x13connection_accepted\x12\x13Connection accepted\x12*\n" +
+	"\x13connection_declined\x12\x13Connection declined\x12(\n" +
+	"\x12connection_removed\x12\x12Connection removed\x12\"\n" +
+	"\x0frelay_delivered\x12\x0fRelay delivered\x12!\n" +
+	"\vrelay_acked\x12\x12Relay acknowledged\x12\x1e\n" +
+	"\rstore_changed\x12\rStore changed\x12%\n" +
+	"\x0feconomy_changed\x12\x12Engagement changed\xb2\xf5\x186\n" +
 	"\x0econfirm_action\x12\x12\n" +
 	"\aapprove\x12\aApprove\x12\x10\n" +
 	"\x06reject\x12\x06Reject\xb2\xf5\x18\xf1\x01\n" +
@@ -696,7 +713,26 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\bdisabled\x12\rHook disabled\x12\x1b\n" +
 	"\ttoo_large\x12\x0eBody too large\x12\x13\n" +
 	"\ainvalid\x12\bNot JSON\x12\x1f\n" +
-	"\x06failed\x12\x15Refused by its effectZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\x06failed\x12\x15Refused by its effect\xb2\xf5\x18\xa5\x02\n" +
+	"\x0fonboarding_step\x12\x1c\n" +
+	"\aapi_key\x12\x11Create an API key\x124\n" +
+	"\fauto_approve\x12$Turn on auto-approve in the settings\x12\x18\n" +
+	"\acontact\x12\rAdd a contact\x123\n" +
+	"\x05store\x12*Install a store agent or a capability pack\x124\n" +
+	"\anetwork\x12)Connect to another operator or join a hub\x129\n" +
+	"\tassistant\x12,Hold a first conversation with the assistant\xb2\xf5\x18F\n" +
+	"\x16sprite_animation_speed\x12\f\n" +
+	"\x04slow\x12\x04Slow\x12\x10\n" +
+	"\x06normal\x12\x06Normal\x12\f\n" +
+	"\x04fast\x12\x04Fast\xb2\xf5\x18E\n" +
+	"\x11sprite_idle_style\x12\x0e\n" +
+	"\x05float\x12\x05Float\x12\x0e\n" +
+	"\x05still\x12\x05Still\x12\x10\n" +
+	"\x06hidden\x12\x06Hidden\xb2\xf5\x18?\n" +
+	"\vsprite_size\x12\x0e\n" +
+	"\x05small\x12\x05Small\x12\x10\n" +
+	"\x06normal\x12\x06Normal\x12\x0e\n" +
+	"\x05large\x12\x05LargeZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{
