@@ -102,7 +102,8 @@ func (p *Portal) UpdateDeveloperAccount(ctx context.Context, req *switchboardv1.
 // flight, its finished executions and ledger lines kept, unlinked), and its
 // developer keys, connect tokens, team rows (as owner and as member) and
 // widget templates are deleted. The sign-in account and its operator data
-// stay; listings synced from a spoke stay with their spoke.
+// stay; listings synced from a spoke stay with their spoke, and the
+// instance's own agents (an admin's my-agents) stay with the instance.
 func (p *Portal) DeleteDeveloperAccount(ctx context.Context, req *switchboardv1.DeleteDeveloperAccountRequest) (*switchboardv1.DeleteDeveloperAccountResponse, error) {
 	pr, err := auth.RequirePrincipal(ctx)
 	if err != nil {
@@ -132,7 +133,8 @@ func (p *Portal) DeleteDeveloperAccount(ctx context.Context, req *switchboardv1.
 
 // closeAccount removes what the developer account holds, counting it in n.
 func (p *Portal) closeAccount(ctx context.Context, tx *db.Tx, userID string, n *switchboardv1.DeletedDeveloperRows) error {
-	agents, err := tx.StoreAgent.Query().Where(storeagent.UserID(userID), storeagent.SourceInstanceIDIsNil()).
+	agents, err := tx.StoreAgent.Query().Where(storeagent.UserID(userID), storeagent.SourceInstanceIDIsNil(),
+		storeagent.InstanceOwned(false)).
 		Order(ent.Asc(storeagent.FieldCreatedAt), ent.Asc(storeagent.FieldID)).All(ctx)
 	if err != nil {
 		return err

@@ -246,6 +246,34 @@ func TestPortalDeleteAccount(t *testing.T) {
 	}
 }
 
+// TestPortalDeleteAccountKeepsInstanceAgents: an admin closing their
+// developer side removes the listings they registered as a developer, not
+// the instance's own agents they saved under Admin (those belong to the
+// instance; the next admin keeps managing them).
+func TestPortalDeleteAccountKeepsInstanceAgents(t *testing.T) {
+	t.Parallel()
+	f := newDevFixture(t)
+	own := f.registerAgent(t, f.admin, "admins-own", newFakeAgent(t, true))
+	res := f.admin.Session.Do(http.MethodPost, "/api/admin/my-agents", map[string]any{"name": "Briefing writer", "slug": "briefing"})
+	servertest.WantStatus(t, res, http.StatusOK)
+	instanceAgent := res.JSON(t)["agent"].(map[string]any)["id"].(string)
+
+	del := f.admin.Session.Do(http.MethodDelete, "/api/developer/account", map[string]any{"confirm": "owner"})
+	servertest.WantStatus(t, del, http.StatusOK)
+	if n := del.JSON(t)["deleted"].(map[string]any)["agents"]; n != float64(1) {
+		t.Fatalf("deleted.agents = %v, want 1 (the developer listing alone)", n)
+	}
+	ctx := context.Background()
+	if _, err := f.s.DB.StoreAgent.Get(ctx, own); err == nil {
+		t.Fatal("the admin's developer listing survived the deletion")
+	}
+	kept, err := f.s.DB.StoreAgent.Get(ctx, instanceAgent)
+	if err != nil || !kept.InstanceOwned {
+		t.Fatalf("the instance's agent must stay: %+v %v", kept, err)
+	}
+	servertest.WantStatus(t, f.admin.Session.Do(http.MethodGet, "/api/marketplace/"+instanceAgent, nil), http.StatusOK)
+}
+
 // TestPortalAccount: the account as the portal shows it, its name and
 // contact email changed; a taken or malformed email refused.
 func TestPortalAccount(t *testing.T) {
