@@ -247,8 +247,10 @@ export async function login(page) {
   await page.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: deadline });
 }
 
+// prepareResults makes the screenshot directory. Emptying it is the npm
+// scripts' job, once per run: a test file that did it would delete the
+// pictures of the files that ran before it.
 export function prepareResults() {
-  rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
 }
 
@@ -259,5 +261,6 @@ export async function shot(page, name) {
   await page.evaluate(() => document.getElementById("toast")?.classList.remove("shown"));
   await until(async () => (await page.locator('[aria-busy="true"], .loading').count()) === 0, `${name} finished loading`);
   await page.waitForTimeout(300); // transitions (toast, switch) end
+  mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, `${name}-${width}x${height}.png`) });
 }
