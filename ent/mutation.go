@@ -68000,10 +68000,24 @@ func (m *SettingMutation) AppendedHiddenBoardColumns() ([]string, bool) {
 	return m.appendhidden_board_columns, true
 }
 
+// ClearHiddenBoardColumns clears the value of the "hidden_board_columns" field.
+func (m *SettingMutation) ClearHiddenBoardColumns() {
+	m.hidden_board_columns = nil
+	m.appendhidden_board_columns = nil
+	m.clearedFields[setting.FieldHiddenBoardColumns] = struct{}{}
+}
+
+// HiddenBoardColumnsCleared returns if the "hidden_board_columns" field was cleared in this mutation.
+func (m *SettingMutation) HiddenBoardColumnsCleared() bool {
+	_, ok := m.clearedFields[setting.FieldHiddenBoardColumns]
+	return ok
+}
+
 // ResetHiddenBoardColumns resets all changes to the "hidden_board_columns" field.
 func (m *SettingMutation) ResetHiddenBoardColumns() {
 	m.hidden_board_columns = nil
 	m.appendhidden_board_columns = nil
+	delete(m.clearedFields, setting.FieldHiddenBoardColumns)
 }
 
 // ClearUser clears the "user" edge to the User entity.
@@ -68324,6 +68338,9 @@ func (m *SettingMutation) ClearedFields() []string {
 	if m.FieldCleared(setting.FieldAssistantName) {
 		fields = append(fields, setting.FieldAssistantName)
 	}
+	if m.FieldCleared(setting.FieldHiddenBoardColumns) {
+		fields = append(fields, setting.FieldHiddenBoardColumns)
+	}
 	return fields
 }
 
@@ -68340,6 +68357,9 @@ func (m *SettingMutation) ClearField(name string) error {
 	switch name {
 	case setting.FieldAssistantName:
 		m.ClearAssistantName()
+		return nil
+	case setting.FieldHiddenBoardColumns:
+		m.ClearHiddenBoardColumns()
 		return nil
 	}
 	return fmt.Errorf("unknown Setting nullable field %s", name)
@@ -72928,10 +72948,24 @@ func (m *StoreAgentMutation) AppendedKitTools() ([]string, bool) {
 	return m.appendkit_tools, true
 }
 
+// ClearKitTools clears the value of the "kit_tools" field.
+func (m *StoreAgentMutation) ClearKitTools() {
+	m.kit_tools = nil
+	m.appendkit_tools = nil
+	m.clearedFields[storeagent.FieldKitTools] = struct{}{}
+}
+
+// KitToolsCleared returns if the "kit_tools" field was cleared in this mutation.
+func (m *StoreAgentMutation) KitToolsCleared() bool {
+	_, ok := m.clearedFields[storeagent.FieldKitTools]
+	return ok
+}
+
 // ResetKitTools resets all changes to the "kit_tools" field.
 func (m *StoreAgentMutation) ResetKitTools() {
 	m.kit_tools = nil
 	m.appendkit_tools = nil
+	delete(m.clearedFields, storeagent.FieldKitTools)
 }
 
 // SetKitSamplePrompts sets the "kit_sample_prompts" field.
@@ -72979,10 +73013,24 @@ func (m *StoreAgentMutation) AppendedKitSamplePrompts() ([]string, bool) {
 	return m.appendkit_sample_prompts, true
 }
 
+// ClearKitSamplePrompts clears the value of the "kit_sample_prompts" field.
+func (m *StoreAgentMutation) ClearKitSamplePrompts() {
+	m.kit_sample_prompts = nil
+	m.appendkit_sample_prompts = nil
+	m.clearedFields[storeagent.FieldKitSamplePrompts] = struct{}{}
+}
+
+// KitSamplePromptsCleared returns if the "kit_sample_prompts" field was cleared in this mutation.
+func (m *StoreAgentMutation) KitSamplePromptsCleared() bool {
+	_, ok := m.clearedFields[storeagent.FieldKitSamplePrompts]
+	return ok
+}
+
 // ResetKitSamplePrompts resets all changes to the "kit_sample_prompts" field.
 func (m *StoreAgentMutation) ResetKitSamplePrompts() {
 	m.kit_sample_prompts = nil
 	m.appendkit_sample_prompts = nil
+	delete(m.clearedFields, storeagent.FieldKitSamplePrompts)
 }
 
 // ClearUser clears the "user" edge to the User entity.
@@ -74403,6 +74451,12 @@ func (m *StoreAgentMutation) ClearedFields() []string {
 	if m.FieldCleared(storeagent.FieldKitSystemPrompt) {
 		fields = append(fields, storeagent.FieldKitSystemPrompt)
 	}
+	if m.FieldCleared(storeagent.FieldKitTools) {
+		fields = append(fields, storeagent.FieldKitTools)
+	}
+	if m.FieldCleared(storeagent.FieldKitSamplePrompts) {
+		fields = append(fields, storeagent.FieldKitSamplePrompts)
+	}
 	return fields
 }
 
@@ -74497,6 +74551,12 @@ func (m *StoreAgentMutation) ClearField(name string) error {
 		return nil
 	case storeagent.FieldKitSystemPrompt:
 		m.ClearKitSystemPrompt()
+		return nil
+	case storeagent.FieldKitTools:
+		m.ClearKitTools()
+		return nil
+	case storeagent.FieldKitSamplePrompts:
+		m.ClearKitSamplePrompts()
 		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent nullable field %s", name)

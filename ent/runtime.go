@@ -2028,10 +2028,6 @@ func init() {
 	settingDescTimezone := settingFields[9].Descriptor()
 	// setting.DefaultTimezone holds the default value on creation for the timezone field.
 	setting.DefaultTimezone = settingDescTimezone.Default.(string)
-	// settingDescHiddenBoardColumns is the schema descriptor for hidden_board_columns field.
-	settingDescHiddenBoardColumns := settingFields[10].Descriptor()
-	// setting.DefaultHiddenBoardColumns holds the default value on creation for the hidden_board_columns field.
-	setting.DefaultHiddenBoardColumns = settingDescHiddenBoardColumns.Default.([]string)
 	// settingDescID is the schema descriptor for id field.
 	settingDescID := settingMixinFields0[0].Descriptor()
 	// setting.DefaultID holds the default value on creation for the id field.
@@ -2221,14 +2217,6 @@ func init() {
 	storeagentDescInstanceOwned := storeagentFields[50].Descriptor()
 	// storeagent.DefaultInstanceOwned holds the default value on creation for the instance_owned field.
 	storeagent.DefaultInstanceOwned = storeagentDescInstanceOwned.Default.(bool)
-	// storeagentDescKitTools is the schema descriptor for kit_tools field.
-	storeagentDescKitTools := storeagentFields[52].Descriptor()
-	// storeagent.DefaultKitTools holds the default value on creation for the kit_tools field.
-	storeagent.DefaultKitTools = storeagentDescKitTools.Default.([]string)
-	// storeagentDescKitSamplePrompts is the schema descriptor for kit_sample_prompts field.
-	storeagentDescKitSamplePrompts := storeagentFields[53].Descriptor()
-	// storeagent.DefaultKitSamplePrompts holds the default value on creation for the kit_sample_prompts field.
-	storeagent.DefaultKitSamplePrompts = storeagentDescKitSamplePrompts.Default.([]string)
 	// storeagentDescID is the schema descriptor for id field.
 	storeagentDescID := storeagentMixinFields0[0].Descriptor()
 	// storeagent.DefaultID holds the default value on creation for the id field.

@@ -253,10 +253,6 @@ func (_c *SettingCreate) defaults() {
 		v := setting.DefaultTimezone
 		_c.mutation.SetTimezone(v)
 	}
-	if _, ok := _c.mutation.HiddenBoardColumns(); !ok {
-		v := setting.DefaultHiddenBoardColumns
-		_c.mutation.SetHiddenBoardColumns(v)
-	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := setting.DefaultID()
 		_c.mutation.SetID(v)
@@ -302,9 +298,6 @@ func (_c *SettingCreate) check() error {
 	}
 	if _, ok := _c.mutation.Timezone(); !ok {
 		return &ValidationError{Name: "timezone", err: errors.New(`ent: missing required field "Setting.timezone"`)}
-	}
-	if _, ok := _c.mutation.HiddenBoardColumns(); !ok {
-		return &ValidationError{Name: "hidden_board_columns", err: errors.New(`ent: missing required field "Setting.hidden_board_columns"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := setting.IDValidator(v); err != nil {
@@ -611,6 +604,12 @@ func (u *SettingUpsert) UpdateHiddenBoardColumns() *SettingUpsert {
 	return u
 }
 
+// ClearHiddenBoardColumns clears the value of the "hidden_board_columns" field.
+func (u *SettingUpsert) ClearHiddenBoardColumns() *SettingUpsert {
+	u.SetNull(setting.FieldHiddenBoardColumns)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -830,6 +829,13 @@ func (u *SettingUpsertOne) SetHiddenBoardColumns(v []string) *SettingUpsertOne {
 func (u *SettingUpsertOne) UpdateHiddenBoardColumns() *SettingUpsertOne {
 	return u.Update(func(s *SettingUpsert) {
 		s.UpdateHiddenBoardColumns()
+	})
+}
+
+// ClearHiddenBoardColumns clears the value of the "hidden_board_columns" field.
+func (u *SettingUpsertOne) ClearHiddenBoardColumns() *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.ClearHiddenBoardColumns()
 	})
 }
 
@@ -1219,6 +1225,13 @@ func (u *SettingUpsertBulk) SetHiddenBoardColumns(v []string) *SettingUpsertBulk
 func (u *SettingUpsertBulk) UpdateHiddenBoardColumns() *SettingUpsertBulk {
 	return u.Update(func(s *SettingUpsert) {
 		s.UpdateHiddenBoardColumns()
+	})
+}
+
+// ClearHiddenBoardColumns clears the value of the "hidden_board_columns" field.
+func (u *SettingUpsertBulk) ClearHiddenBoardColumns() *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.ClearHiddenBoardColumns()
 	})
 }
 

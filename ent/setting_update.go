@@ -193,6 +193,12 @@ func (_u *SettingUpdate) AppendHiddenBoardColumns(v []string) *SettingUpdate {
 	return _u
 }
 
+// ClearHiddenBoardColumns clears the value of the "hidden_board_columns" field.
+func (_u *SettingUpdate) ClearHiddenBoardColumns() *SettingUpdate {
+	_u.mutation.ClearHiddenBoardColumns()
+	return _u
+}
+
 // Mutation returns the SettingMutation object of the builder.
 func (_u *SettingUpdate) Mutation() *SettingMutation {
 	return _u.mutation
@@ -298,6 +304,9 @@ func (_u *SettingUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, setting.FieldHiddenBoardColumns, value)
 		})
+	}
+	if _u.mutation.HiddenBoardColumnsCleared() {
+		_spec.ClearField(setting.FieldHiddenBoardColumns, field.TypeJSON)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -482,6 +491,12 @@ func (_u *SettingUpdateOne) AppendHiddenBoardColumns(v []string) *SettingUpdateO
 	return _u
 }
 
+// ClearHiddenBoardColumns clears the value of the "hidden_board_columns" field.
+func (_u *SettingUpdateOne) ClearHiddenBoardColumns() *SettingUpdateOne {
+	_u.mutation.ClearHiddenBoardColumns()
+	return _u
+}
+
 // Mutation returns the SettingMutation object of the builder.
 func (_u *SettingUpdateOne) Mutation() *SettingMutation {
 	return _u.mutation
@@ -617,6 +632,9 @@ func (_u *SettingUpdateOne) sqlSave(ctx context.Context) (_node *Setting, err er
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, setting.FieldHiddenBoardColumns, value)
 		})
+	}
+	if _u.mutation.HiddenBoardColumnsCleared() {
+		_spec.ClearField(setting.FieldHiddenBoardColumns, field.TypeJSON)
 	}
 	_node = &Setting{config: _u.config}
 	_spec.Assign = _node.assignValues

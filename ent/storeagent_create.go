@@ -944,14 +944,6 @@ func (_c *StoreAgentCreate) defaults() {
 		v := storeagent.DefaultInstanceOwned
 		_c.mutation.SetInstanceOwned(v)
 	}
-	if _, ok := _c.mutation.KitTools(); !ok {
-		v := storeagent.DefaultKitTools
-		_c.mutation.SetKitTools(v)
-	}
-	if _, ok := _c.mutation.KitSamplePrompts(); !ok {
-		v := storeagent.DefaultKitSamplePrompts
-		_c.mutation.SetKitSamplePrompts(v)
-	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := storeagent.DefaultID()
 		_c.mutation.SetID(v)
@@ -1075,12 +1067,6 @@ func (_c *StoreAgentCreate) check() error {
 	}
 	if _, ok := _c.mutation.InstanceOwned(); !ok {
 		return &ValidationError{Name: "instance_owned", err: errors.New(`ent: missing required field "StoreAgent.instance_owned"`)}
-	}
-	if _, ok := _c.mutation.KitTools(); !ok {
-		return &ValidationError{Name: "kit_tools", err: errors.New(`ent: missing required field "StoreAgent.kit_tools"`)}
-	}
-	if _, ok := _c.mutation.KitSamplePrompts(); !ok {
-		return &ValidationError{Name: "kit_sample_prompts", err: errors.New(`ent: missing required field "StoreAgent.kit_sample_prompts"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := storeagent.IDValidator(v); err != nil {
@@ -2363,6 +2349,12 @@ func (u *StoreAgentUpsert) UpdateKitTools() *StoreAgentUpsert {
 	return u
 }
 
+// ClearKitTools clears the value of the "kit_tools" field.
+func (u *StoreAgentUpsert) ClearKitTools() *StoreAgentUpsert {
+	u.SetNull(storeagent.FieldKitTools)
+	return u
+}
+
 // SetKitSamplePrompts sets the "kit_sample_prompts" field.
 func (u *StoreAgentUpsert) SetKitSamplePrompts(v []string) *StoreAgentUpsert {
 	u.Set(storeagent.FieldKitSamplePrompts, v)
@@ -2372,6 +2364,12 @@ func (u *StoreAgentUpsert) SetKitSamplePrompts(v []string) *StoreAgentUpsert {
 // UpdateKitSamplePrompts sets the "kit_sample_prompts" field to the value that was provided on create.
 func (u *StoreAgentUpsert) UpdateKitSamplePrompts() *StoreAgentUpsert {
 	u.SetExcluded(storeagent.FieldKitSamplePrompts)
+	return u
+}
+
+// ClearKitSamplePrompts clears the value of the "kit_sample_prompts" field.
+func (u *StoreAgentUpsert) ClearKitSamplePrompts() *StoreAgentUpsert {
+	u.SetNull(storeagent.FieldKitSamplePrompts)
 	return u
 }
 
@@ -3423,6 +3421,13 @@ func (u *StoreAgentUpsertOne) UpdateKitTools() *StoreAgentUpsertOne {
 	})
 }
 
+// ClearKitTools clears the value of the "kit_tools" field.
+func (u *StoreAgentUpsertOne) ClearKitTools() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearKitTools()
+	})
+}
+
 // SetKitSamplePrompts sets the "kit_sample_prompts" field.
 func (u *StoreAgentUpsertOne) SetKitSamplePrompts(v []string) *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
@@ -3434,6 +3439,13 @@ func (u *StoreAgentUpsertOne) SetKitSamplePrompts(v []string) *StoreAgentUpsertO
 func (u *StoreAgentUpsertOne) UpdateKitSamplePrompts() *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.UpdateKitSamplePrompts()
+	})
+}
+
+// ClearKitSamplePrompts clears the value of the "kit_sample_prompts" field.
+func (u *StoreAgentUpsertOne) ClearKitSamplePrompts() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearKitSamplePrompts()
 	})
 }
 
@@ -4652,6 +4664,13 @@ func (u *StoreAgentUpsertBulk) UpdateKitTools() *StoreAgentUpsertBulk {
 	})
 }
 
+// ClearKitTools clears the value of the "kit_tools" field.
+func (u *StoreAgentUpsertBulk) ClearKitTools() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearKitTools()
+	})
+}
+
 // SetKitSamplePrompts sets the "kit_sample_prompts" field.
 func (u *StoreAgentUpsertBulk) SetKitSamplePrompts(v []string) *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
@@ -4663,6 +4682,13 @@ func (u *StoreAgentUpsertBulk) SetKitSamplePrompts(v []string) *StoreAgentUpsert
 func (u *StoreAgentUpsertBulk) UpdateKitSamplePrompts() *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.UpdateKitSamplePrompts()
+	})
+}
+
+// ClearKitSamplePrompts clears the value of the "kit_sample_prompts" field.
+func (u *StoreAgentUpsertBulk) ClearKitSamplePrompts() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearKitSamplePrompts()
 	})
 }
 

@@ -978,6 +978,12 @@ func (_u *StoreAgentUpdate) AppendKitTools(v []string) *StoreAgentUpdate {
 	return _u
 }
 
+// ClearKitTools clears the value of the "kit_tools" field.
+func (_u *StoreAgentUpdate) ClearKitTools() *StoreAgentUpdate {
+	_u.mutation.ClearKitTools()
+	return _u
+}
+
 // SetKitSamplePrompts sets the "kit_sample_prompts" field.
 func (_u *StoreAgentUpdate) SetKitSamplePrompts(v []string) *StoreAgentUpdate {
 	_u.mutation.SetKitSamplePrompts(v)
@@ -987,6 +993,12 @@ func (_u *StoreAgentUpdate) SetKitSamplePrompts(v []string) *StoreAgentUpdate {
 // AppendKitSamplePrompts appends value to the "kit_sample_prompts" field.
 func (_u *StoreAgentUpdate) AppendKitSamplePrompts(v []string) *StoreAgentUpdate {
 	_u.mutation.AppendKitSamplePrompts(v)
+	return _u
+}
+
+// ClearKitSamplePrompts clears the value of the "kit_sample_prompts" field.
+func (_u *StoreAgentUpdate) ClearKitSamplePrompts() *StoreAgentUpdate {
+	_u.mutation.ClearKitSamplePrompts()
 	return _u
 }
 
@@ -1585,6 +1597,9 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 			sqljson.Append(u, storeagent.FieldKitTools, value)
 		})
 	}
+	if _u.mutation.KitToolsCleared() {
+		_spec.ClearField(storeagent.FieldKitTools, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.KitSamplePrompts(); ok {
 		_spec.SetField(storeagent.FieldKitSamplePrompts, field.TypeJSON, value)
 	}
@@ -1592,6 +1607,9 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, storeagent.FieldKitSamplePrompts, value)
 		})
+	}
+	if _u.mutation.KitSamplePromptsCleared() {
+		_spec.ClearField(storeagent.FieldKitSamplePrompts, field.TypeJSON)
 	}
 	if _u.mutation.ExecutionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -2824,6 +2842,12 @@ func (_u *StoreAgentUpdateOne) AppendKitTools(v []string) *StoreAgentUpdateOne {
 	return _u
 }
 
+// ClearKitTools clears the value of the "kit_tools" field.
+func (_u *StoreAgentUpdateOne) ClearKitTools() *StoreAgentUpdateOne {
+	_u.mutation.ClearKitTools()
+	return _u
+}
+
 // SetKitSamplePrompts sets the "kit_sample_prompts" field.
 func (_u *StoreAgentUpdateOne) SetKitSamplePrompts(v []string) *StoreAgentUpdateOne {
 	_u.mutation.SetKitSamplePrompts(v)
@@ -2833,6 +2857,12 @@ func (_u *StoreAgentUpdateOne) SetKitSamplePrompts(v []string) *StoreAgentUpdate
 // AppendKitSamplePrompts appends value to the "kit_sample_prompts" field.
 func (_u *StoreAgentUpdateOne) AppendKitSamplePrompts(v []string) *StoreAgentUpdateOne {
 	_u.mutation.AppendKitSamplePrompts(v)
+	return _u
+}
+
+// ClearKitSamplePrompts clears the value of the "kit_sample_prompts" field.
+func (_u *StoreAgentUpdateOne) ClearKitSamplePrompts() *StoreAgentUpdateOne {
+	_u.mutation.ClearKitSamplePrompts()
 	return _u
 }
 
@@ -3461,6 +3491,9 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 			sqljson.Append(u, storeagent.FieldKitTools, value)
 		})
 	}
+	if _u.mutation.KitToolsCleared() {
+		_spec.ClearField(storeagent.FieldKitTools, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.KitSamplePrompts(); ok {
 		_spec.SetField(storeagent.FieldKitSamplePrompts, field.TypeJSON, value)
 	}
@@ -3468,6 +3501,9 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, storeagent.FieldKitSamplePrompts, value)
 		})
+	}
+	if _u.mutation.KitSamplePromptsCleared() {
+		_spec.ClearField(storeagent.FieldKitSamplePrompts, field.TypeJSON)
 	}
 	if _u.mutation.ExecutionsCleared() {
 		edge := &sqlgraph.EdgeSpec{

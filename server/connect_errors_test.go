@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -104,5 +106,57 @@ func TestConnectErrorBodies(t *testing.T) {
 		if err != nil || res == nil {
 			t.Errorf("%s ListUpdates: %v", name, err)
 		}
+	}
+}
+
+// A unary Connect answer in JSON ends in a newline when it goes out as it
+// is, as the REST answers do; a client that accepts gzip gets answers under
+// a kilobyte uncompressed (so with the newline) and larger ones as a whole
+// gzip stream with nothing after it.
+func TestConnectAnswersEndInANewline(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t)
+	key := s.SignUp("ann").NewKey("k")
+	call := func(path string) (http.Header, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		// Set by hand, so the transport leaves the answer compressed.
+		req.Header.Set("Accept-Encoding", "gzip")
+		res, err := s.HTTP.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, res.StatusCode, raw)
+		}
+		return res.Header, raw
+	}
+
+	h, small := call("/switchboard.v1.SettingsService/GetSettings")
+	if h.Get("Content-Encoding") != "" || !strings.HasSuffix(string(small), "}\n") || !json.Valid(small) {
+		t.Fatalf("a small answer: %q (Content-Encoding %q), want plain JSON ending in a newline", small, h.Get("Content-Encoding"))
+	}
+
+	created := s.WithKey(key).Do(http.MethodPost, "/api/v2/kanban",
+		map[string]any{"title": "Long", "description": strings.Repeat("a long description ", 100)})
+	servertest.WantStatus(t, created, http.StatusCreated)
+	h, big := call("/switchboard.v1.KanbanService/ListCards")
+	if h.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("an answer of %d bytes went out with Content-Encoding %q, want gzip", len(big), h.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := io.ReadAll(zr) // a byte after the stream fails here
+	if err != nil || !json.Valid(plain) || len(plain) < 1024 {
+		t.Fatalf("the compressed answer: %d bytes, %v", len(plain), err)
 	}
 }

@@ -46,6 +46,10 @@ func onlyGET(next http.Handler) http.Handler {
 	})
 }
 
+// compressMinBytes is the smallest Connect answer compressed for a client
+// that accepts it: below about a kilobyte gzip saves little or adds bytes.
+const compressMinBytes = 1024
+
 func connectOptions(cfg Config, tr *tracing) []connect.HandlerOption {
 	// Tracing outermost: its spans see the mapped errors' codes.
 	opts := tr.handlerOptions()
@@ -53,6 +57,10 @@ func connectOptions(cfg Config, tr *tracing) []connect.HandlerOption {
 		// Errors outermost, so the input check's refusals are mapped too.
 		connect.WithInterceptors(httpapi.ConnectErrors(), httpapi.Answers(), input.Interceptor()),
 		connect.WithReadMaxBytes(int(cfg.BodyLimit)),
+		// Small answers go out uncompressed (gzip makes an 18-byte answer
+		// 42 bytes), so they also end in the newline httpapi.ConnectAnswers
+		// adds to a JSON answer it can read.
+		connect.WithCompressMinBytes(compressMinBytes),
 		connect.WithCodec(render.RPCProtoCodec{}),
 	)
 	for _, c := range render.RPCJSONCodecs() {

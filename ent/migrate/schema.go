@@ -2264,7 +2264,7 @@ var (
 		{Name: "profile_visibility", Type: field.TypeEnum, Enums: []string{"public", "private", "network"}, Default: "public"},
 		{Name: "bio", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "timezone", Type: field.TypeString, Default: "UTC"},
-		{Name: "hidden_board_columns", Type: field.TypeJSON},
+		{Name: "hidden_board_columns", Type: field.TypeJSON, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Unique: true, Size: 40},
 	}
 	// SettingsTable holds the schema information for the "settings" table.
@@ -2389,8 +2389,8 @@ var (
 		{Name: "hub_decided_at", Type: field.TypeTime, Nullable: true},
 		{Name: "instance_owned", Type: field.TypeBool, Default: false},
 		{Name: "kit_system_prompt", Type: field.TypeString, Nullable: true, Size: 2147483647},
-		{Name: "kit_tools", Type: field.TypeJSON},
-		{Name: "kit_sample_prompts", Type: field.TypeJSON},
+		{Name: "kit_tools", Type: field.TypeJSON, Nullable: true},
+		{Name: "kit_sample_prompts", Type: field.TypeJSON, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// StoreAgentsTable holds the schema information for the "store_agents" table.

@@ -43,8 +43,11 @@ func (Setting) Fields() []ent.Field {
 		field.Text("bio").Default(""),
 		// The IANA time zone the behavior signals' hour and day default to.
 		field.String("timezone").Default("UTC"),
-		// The board columns (card statuses) the dashboard hides.
-		field.Strings("hidden_board_columns").Default([]string{}),
+		// The board columns (card statuses) the dashboard hides. Optional:
+		// a JSON column gets no SQL default, so the rows that were there
+		// before it read NULL (nil, none hidden) instead of failing the
+		// migration's NOT NULL.
+		field.Strings("hidden_board_columns").Optional(),
 	}
 }
 

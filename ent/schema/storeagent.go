@@ -160,8 +160,10 @@ func (StoreAgent) Fields() []ent.Field {
 		// (context_instructions above is the kit's fourth part).
 		field.Bool("instance_owned").Default(false),
 		field.Text("kit_system_prompt").Optional().Nillable(),
-		field.Strings("kit_tools").Default([]string{}),
-		field.Strings("kit_sample_prompts").Default([]string{}),
+		// Optional as every JSON column added to a table with rows: no
+		// SQL default exists for it, so older rows read NULL (nil, none).
+		field.Strings("kit_tools").Optional(),
+		field.Strings("kit_sample_prompts").Optional(),
 	}
 }
 

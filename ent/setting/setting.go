@@ -97,8 +97,6 @@ var (
 	DefaultBio string
 	// DefaultTimezone holds the default value on creation for the "timezone" field.
 	DefaultTimezone string
-	// DefaultHiddenBoardColumns holds the default value on creation for the "hidden_board_columns" field.
-	DefaultHiddenBoardColumns []string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.

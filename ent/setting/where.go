@@ -555,6 +555,16 @@ func TimezoneContainsFold(v string) predicate.Setting {
 	return predicate.Setting(sql.FieldContainsFold(FieldTimezone, v))
 }
 
+// HiddenBoardColumnsIsNil applies the IsNil predicate on the "hidden_board_columns" field.
+func HiddenBoardColumnsIsNil() predicate.Setting {
+	return predicate.Setting(sql.FieldIsNull(FieldHiddenBoardColumns))
+}
+
+// HiddenBoardColumnsNotNil applies the NotNil predicate on the "hidden_board_columns" field.
+func HiddenBoardColumnsNotNil() predicate.Setting {
+	return predicate.Setting(sql.FieldNotNull(FieldHiddenBoardColumns))
+}
+
 // HasUser applies the HasEdge predicate on the "user" edge.
 func HasUser() predicate.Setting {
 	return predicate.Setting(func(s *sql.Selector) {

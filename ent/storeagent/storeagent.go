@@ -309,10 +309,6 @@ var (
 	DefaultExecutionCount int
 	// DefaultInstanceOwned holds the default value on creation for the "instance_owned" field.
 	DefaultInstanceOwned bool
-	// DefaultKitTools holds the default value on creation for the "kit_tools" field.
-	DefaultKitTools []string
-	// DefaultKitSamplePrompts holds the default value on creation for the "kit_sample_prompts" field.
-	DefaultKitSamplePrompts []string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.

@@ -3091,6 +3091,26 @@ func KitSystemPromptContainsFold(v string) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldContainsFold(FieldKitSystemPrompt, v))
 }
 
+// KitToolsIsNil applies the IsNil predicate on the "kit_tools" field.
+func KitToolsIsNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIsNull(FieldKitTools))
+}
+
+// KitToolsNotNil applies the NotNil predicate on the "kit_tools" field.
+func KitToolsNotNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotNull(FieldKitTools))
+}
+
+// KitSamplePromptsIsNil applies the IsNil predicate on the "kit_sample_prompts" field.
+func KitSamplePromptsIsNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIsNull(FieldKitSamplePrompts))
+}
+
+// KitSamplePromptsNotNil applies the NotNil predicate on the "kit_sample_prompts" field.
+func KitSamplePromptsNotNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotNull(FieldKitSamplePrompts))
+}
+
 // HasUser applies the HasEdge predicate on the "user" edge.
 func HasUser() predicate.StoreAgent {
 	return predicate.StoreAgent(func(s *sql.Selector) {

@@ -53,12 +53,16 @@ func writeConnectJSON(w http.ResponseWriter, status int, code connect.Code, msg 
 // procedure takes. Every other answer passes untouched.
 //
 // A unary answer in JSON also ends in a newline, as the REST answers do (a
-// terminal's next prompt starts a line; JSON readers skip the space).
+// terminal's next prompt starts a line; JSON readers skip the space); a
+// compressed one is left as it is (a byte after the gzip stream would break
+// it; answers under a kilobyte are not compressed).
 func ConnectAnswers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &connectAnswer{ResponseWriter: w, r: r}
 		next.ServeHTTP(c, r)
-		if c.last != 0 && c.last != '\n' && !c.ours && !c.flushed && c.Header().Get("Content-Type") == "application/json" {
+		h := c.Header()
+		if c.last != 0 && c.last != '\n' && !c.ours && !c.flushed && h.Get("Content-Type") == "application/json" &&
+			h.Get("Content-Encoding") == "" {
 			_, _ = w.Write([]byte{'\n'})
 		}
 	})

@@ -36,7 +36,7 @@ func TestHiddenBoardColumns(t *testing.T) {
 	}
 
 	res := api.Do(http.MethodPatch, "/api/v2/settings", `{"hiddenBoardColumns":["leads","qualifying"]}`)
-	if res.Status != http.StatusOK || string(res.Body) != `{"hiddenBoardColumns":["leads","qualifying"]}` {
+	if res.Status != http.StatusOK || string(res.Body) != `{"hiddenBoardColumns":["leads","qualifying"]}`+"\n" {
 		t.Fatalf("PATCH: %d %s", res.Status, res.Body)
 	}
 	if got := hidden(api); !slices.Equal(got, []any{"leads", "qualifying"}) {
@@ -48,7 +48,7 @@ func TestHiddenBoardColumns(t *testing.T) {
 
 	// The dashboard's path: PUT /api/settings with the session.
 	res = ann.Session.Do(http.MethodPut, "/api/settings", `{"hiddenBoardColumns":["paused"]}`)
-	if res.Status != http.StatusOK || string(res.Body) != `{"hiddenBoardColumns":["paused"]}` {
+	if res.Status != http.StatusOK || string(res.Body) != `{"hiddenBoardColumns":["paused"]}`+"\n" {
 		t.Fatalf("PUT: %d %s", res.Status, res.Body)
 	}
 	if got := hidden(api); !slices.Equal(got, []any{"paused"}) {
@@ -75,7 +75,7 @@ func TestHiddenBoardColumns(t *testing.T) {
 
 	// Showing every column again: clearFields, on each path.
 	res = ann.Session.Do(http.MethodPut, "/api/settings", `{"clearFields":["hiddenBoardColumns"]}`)
-	if res.Status != http.StatusOK || string(res.Body) != `{"clearFields":["hiddenBoardColumns"]}` {
+	if res.Status != http.StatusOK || string(res.Body) != `{"clearFields":["hiddenBoardColumns"]}`+"\n" {
 		t.Fatalf("PUT clear: %d %s", res.Status, res.Body)
 	}
 	if got := hidden(api); len(got) != 0 {
