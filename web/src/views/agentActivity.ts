@@ -46,26 +46,27 @@ function legend(items: { label: string; cls: string }[]): HTMLElement {
 }
 
 // dailyChart stacks each day's runs by outcome; the first, middle and last
-// days are labelled under the bars.
+// days are labelled under the bars. The days are placed in percentages of
+// the chart's width and the heights in pixels, so the chart fills its
+// column at any width without stretching its text (a scaled viewBox would).
 function dailyChart(days: AgentActivityDay[]): HTMLElement {
-  const w = days.length > 30 ? 6 : 14;
-  const gap = days.length > 30 ? 2 : 4;
   const top = 110;
-  const height = top + 16;
-  const width = days.length * (w + gap);
+  const height = top + 18;
+  const slot = 100 / Math.max(1, days.length);
+  const bar = slot * (days.length > 30 ? 0.7 : 0.6);
   const max = Math.max(1, ...days.map((d) => d.completed + d.failed + d.timeout + d.pending));
+  const pct = (v: number) => `${v.toFixed(3)}%`;
   const chart = svg("svg", {
     class: "activity-chart daily-chart",
     role: "img",
     "aria-label": "Runs per day by outcome",
-    viewBox: `0 0 ${width} ${height}`,
     width: "100%",
     height,
-    preserveAspectRatio: "none",
   });
+  chart.append(svg("line", { class: "axis", x1: "0", x2: "100%", y1: top + 0.5, y2: top + 0.5 }));
   const labelled = new Set([0, Math.floor((days.length - 1) / 2), days.length - 1]);
   days.forEach((d, i) => {
-    const x = i * (w + gap);
+    const x = i * slot + (slot - bar) / 2;
     let y = top;
     const g = svg("g", { class: "day", "data-date": d.date });
     for (const o of outcomes) {
@@ -73,13 +74,13 @@ function dailyChart(days: AgentActivityDay[]): HTMLElement {
       if (n === 0) continue;
       const bh = Math.max(1, Math.round((n / max) * (top - 4)));
       y -= bh;
-      g.append(titled(svg("rect", { class: `bar ${o.cls}`, x, y, width: w, height: bh, "data-count": n }), `${d.date}: ${n} ${o.label.toLowerCase()}`));
+      g.append(titled(svg("rect", { class: `bar ${o.cls}`, x: pct(x), y, width: pct(bar), height: bh, "data-count": n }), `${d.date}: ${n} ${o.label.toLowerCase()}`));
     }
     chart.append(g);
     if (labelled.has(i)) {
       const anchor = i === 0 ? "start" : i === days.length - 1 ? "end" : "middle";
-      const tx = i === 0 ? x : i === days.length - 1 ? x + w : x + w / 2;
-      chart.append(svg("text", { x: tx, y: height - 3, "text-anchor": anchor, "font-size": 9 }, d.date.slice(5)));
+      const tx = i === 0 ? x : i === days.length - 1 ? x + bar : x + bar / 2;
+      chart.append(svg("text", { x: pct(tx), y: height - 3, "text-anchor": anchor, "font-size": 11 }, d.date.slice(5)));
     }
   });
   return h("figure", { class: "chart" }, h("figcaption", null, "Runs per day"), chart, legend(outcomes));
@@ -95,8 +96,10 @@ function hbars(label: string, rows: { name: string; value: number; text: string;
     class: `activity-chart ${cls}`,
     role: "img",
     "aria-label": label,
+    // Drawn at its own size from the left, and scaled down (never up) where
+    // the column is narrower.
     viewBox: `0 0 ${labelW + barW + 90} ${rows.length * rowH}`,
-    width: "100%",
+    width: labelW + barW + 90,
     height: rows.length * rowH,
   });
   rows.forEach((r, i) => {
