@@ -184,9 +184,10 @@ export function boardView(params: URLSearchParams): View {
   // Until the settings answer, every column counts as hidden: none loads twice.
   let hidden = new Set<string>(cardStatuses);
   const shownStatuses = () => cardStatuses.filter((s) => !hidden.has(s));
-  // The card a keyboard drop moved: its grip takes the focus once it shows
-  // in its new column.
-  let refocus = "";
+  // The card a keyboard drop moved and the column it went to: its grip takes
+  // the focus once it shows there (a refresh of the column it left, which
+  // may still list it, does not count).
+  let refocus: { id: string; status: string } | null = null;
 
   const drag = new BoardDrag({
     strip: () => strip,
@@ -194,7 +195,7 @@ export function boardView(params: URLSearchParams): View {
     drop: (cardId, status) => {
       const card = cards.get(cardId);
       if (!card) return;
-      refocus = document.activeElement?.classList.contains("grip") ? cardId : "";
+      refocus = document.activeElement?.classList.contains("grip") ? { id: cardId, status } : null;
       const problem = h("div");
       void moveCard(card, status, problem).then(() => {
         if (problem.childElementCount) regions.get(status)?.el.prepend(problem);
@@ -205,10 +206,10 @@ export function boardView(params: URLSearchParams): View {
   // After a column's load: the focus of a keyboard drop, the scroll cue.
   const loaded = (status: string) => {
     const region = regions.get(status)!;
-    if (refocus) {
-      const grip = region.el.querySelector<HTMLElement>(`[data-focus-key="card-grip-${CSS.escape(refocus)}"]`);
+    if (refocus?.status === status) {
+      const grip = region.el.querySelector<HTMLElement>(`[data-focus-key="card-grip-${CSS.escape(refocus.id)}"]`);
       if (grip) {
-        refocus = "";
+        refocus = null;
         grip.focus();
       }
     }
