@@ -46,13 +46,34 @@ export function append(parent: Node, children: Child[]): void {
   }
 }
 
+// A keyed select the operator changed is marked, so that a refresh keeps
+// the choice (a live update arriving between choosing a card's column and
+// pressing Move would otherwise put the select back).
+document.addEventListener(
+  "change",
+  (e) => {
+    if (e.target instanceof HTMLSelectElement && e.target.dataset.focusKey) e.target.dataset.chosen = "";
+  },
+  true,
+);
+
 // Replaces el's content, keeping keyboard focus on the control with the same
-// data-focus-key when the old one is replaced by a refresh.
+// data-focus-key when the old one is replaced by a refresh, and the choice
+// the operator made in a keyed select whose redraw still offers it.
 export function replace(el: Element, ...children: Child[]): void {
   const active = document.activeElement;
   const key = active instanceof HTMLElement && el.contains(active) ? active.dataset.focusKey : undefined;
+  const chosen = new Map<string, string>();
+  for (const s of el.querySelectorAll<HTMLSelectElement>("select[data-focus-key][data-chosen]")) chosen.set(s.dataset.focusKey!, s.value);
   el.replaceChildren();
   append(el, children);
+  for (const [k, v] of chosen) {
+    const s = el.querySelector<HTMLSelectElement>(`select[data-focus-key="${CSS.escape(k)}"]`);
+    if (s && Array.from(s.options).some((o) => o.value === v)) {
+      s.value = v;
+      s.dataset.chosen = "";
+    }
+  }
   if (key) {
     const again = el.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(key)}"]`);
     again?.focus();
