@@ -393,6 +393,22 @@ func TestProcessRetriesCountsWhatFails(t *testing.T) {
 	// which waits for its retry, and defers it again without a call.
 	o.approve(t, platform, "q2", "q3", "q4")
 	o.settle(t, 5)
+	// The dispatcher records q2's failure and defers q3 and q4 just after
+	// q2's audit row; until it has, q3 and q4 are due (process_retries would
+	// take them too) and q2 is held (process_retries would leave it).
+	now := o.hub.Clock.Now()
+	eventually(t, "q2 recorded, q3 and q4 deferred by the open breaker", func() bool {
+		rows, err := o.hub.DB.WebhookDelivery.Query().Where(webhookdelivery.KindEQ(webhookdelivery.KindFederation), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).All(context.Background())
+		if err != nil || len(rows) != 3 {
+			return false
+		}
+		for _, r := range rows {
+			if r.ClaimToken != "" || (r.Attempts == 0 && !r.NextAttemptAt.After(now)) {
+				return false
+			}
+		}
+		return true
+	})
 	got = processRetries(o.admin, "process_retries").JSON(t)
 	if got["processed"] != float64(0) || got["deferred"] != float64(1) {
 		t.Fatalf("breaker open: %v", got)
