@@ -80,6 +80,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
+	"github.com/switchboard-hq/switchboard/ent/timerlease"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -225,6 +226,8 @@ type Client struct {
 	TeamMember *TeamMemberClient
 	// TeamSubscription is the client for interacting with the TeamSubscription builders.
 	TeamSubscription *TeamSubscriptionClient
+	// TimerLease is the client for interacting with the TimerLease builders.
+	TimerLease *TimerLeaseClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// UserReputation is the client for interacting with the UserReputation builders.
@@ -313,6 +316,7 @@ func (c *Client) init() {
 	c.TeamInvite = NewTeamInviteClient(c.config)
 	c.TeamMember = NewTeamMemberClient(c.config)
 	c.TeamSubscription = NewTeamSubscriptionClient(c.config)
+	c.TimerLease = NewTimerLeaseClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.UserReputation = NewUserReputationClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
@@ -476,6 +480,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		TeamInvite:           NewTeamInviteClient(cfg),
 		TeamMember:           NewTeamMemberClient(cfg),
 		TeamSubscription:     NewTeamSubscriptionClient(cfg),
+		TimerLease:           NewTimerLeaseClient(cfg),
 		User:                 NewUserClient(cfg),
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
@@ -566,6 +571,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		TeamInvite:           NewTeamInviteClient(cfg),
 		TeamMember:           NewTeamMemberClient(cfg),
 		TeamSubscription:     NewTeamSubscriptionClient(cfg),
+		TimerLease:           NewTimerLeaseClient(cfg),
 		User:                 NewUserClient(cfg),
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
@@ -615,8 +621,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.ProviderCapability, c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session,
 		c.Setting, c.ShipGateRun, c.SpriteSetting, c.StoreAgent, c.StoreInstall,
 		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team, c.TeamInvite,
-		c.TeamMember, c.TeamSubscription, c.User, c.UserReputation, c.WebhookDelivery,
-		c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
+		c.TeamMember, c.TeamSubscription, c.TimerLease, c.User, c.UserReputation,
+		c.WebhookDelivery, c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Use(hooks...)
 	}
@@ -640,8 +646,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.ProviderCapability, c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session,
 		c.Setting, c.ShipGateRun, c.SpriteSetting, c.StoreAgent, c.StoreInstall,
 		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team, c.TeamInvite,
-		c.TeamMember, c.TeamSubscription, c.User, c.UserReputation, c.WebhookDelivery,
-		c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
+		c.TeamMember, c.TeamSubscription, c.TimerLease, c.User, c.UserReputation,
+		c.WebhookDelivery, c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -780,6 +786,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.TeamMember.mutate(ctx, m)
 	case *TeamSubscriptionMutation:
 		return c.TeamSubscription.mutate(ctx, m)
+	case *TimerLeaseMutation:
+		return c.TimerLease.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	case *UserReputationMutation:
@@ -10690,6 +10698,139 @@ func (c *TeamSubscriptionClient) mutate(ctx context.Context, m *TeamSubscription
 	}
 }
 
+// TimerLeaseClient is a client for the TimerLease schema.
+type TimerLeaseClient struct {
+	config
+}
+
+// NewTimerLeaseClient returns a client for the TimerLease from the given config.
+func NewTimerLeaseClient(c config) *TimerLeaseClient {
+	return &TimerLeaseClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `timerlease.Hooks(f(g(h())))`.
+func (c *TimerLeaseClient) Use(hooks ...Hook) {
+	c.hooks.TimerLease = append(c.hooks.TimerLease, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `timerlease.Intercept(f(g(h())))`.
+func (c *TimerLeaseClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TimerLease = append(c.inters.TimerLease, interceptors...)
+}
+
+// Create returns a builder for creating a TimerLease entity.
+func (c *TimerLeaseClient) Create() *TimerLeaseCreate {
+	mutation := newTimerLeaseMutation(c.config, OpCreate)
+	return &TimerLeaseCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TimerLease entities.
+func (c *TimerLeaseClient) CreateBulk(builders ...*TimerLeaseCreate) *TimerLeaseCreateBulk {
+	return &TimerLeaseCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TimerLeaseClient) MapCreateBulk(slice any, setFunc func(*TimerLeaseCreate, int)) *TimerLeaseCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TimerLeaseCreateBulk{err: fmt.Errorf("calling to TimerLeaseClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TimerLeaseCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TimerLeaseCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TimerLease.
+func (c *TimerLeaseClient) Update() *TimerLeaseUpdate {
+	mutation := newTimerLeaseMutation(c.config, OpUpdate)
+	return &TimerLeaseUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TimerLeaseClient) UpdateOne(_m *TimerLease) *TimerLeaseUpdateOne {
+	mutation := newTimerLeaseMutation(c.config, OpUpdateOne, withTimerLease(_m))
+	return &TimerLeaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TimerLeaseClient) UpdateOneID(id string) *TimerLeaseUpdateOne {
+	mutation := newTimerLeaseMutation(c.config, OpUpdateOne, withTimerLeaseID(id))
+	return &TimerLeaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TimerLease.
+func (c *TimerLeaseClient) Delete() *TimerLeaseDelete {
+	mutation := newTimerLeaseMutation(c.config, OpDelete)
+	return &TimerLeaseDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TimerLeaseClient) DeleteOne(_m *TimerLease) *TimerLeaseDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TimerLeaseClient) DeleteOneID(id string) *TimerLeaseDeleteOne {
+	builder := c.Delete().Where(timerlease.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TimerLeaseDeleteOne{builder}
+}
+
+// Query returns a query builder for TimerLease.
+func (c *TimerLeaseClient) Query() *TimerLeaseQuery {
+	return &TimerLeaseQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTimerLease},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TimerLease entity by its id.
+func (c *TimerLeaseClient) Get(ctx context.Context, id string) (*TimerLease, error) {
+	return c.Query().Where(timerlease.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TimerLeaseClient) GetX(ctx context.Context, id string) *TimerLease {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *TimerLeaseClient) Hooks() []Hook {
+	return c.hooks.TimerLease
+}
+
+// Interceptors returns the client interceptors.
+func (c *TimerLeaseClient) Interceptors() []Interceptor {
+	return c.inters.TimerLease
+}
+
+func (c *TimerLeaseClient) mutate(ctx context.Context, m *TimerLeaseMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TimerLeaseCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TimerLeaseUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TimerLeaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TimerLeaseDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TimerLease mutation op: %q", m.Op())
+	}
+}
+
 // UserClient is a client for the User schema.
 type UserClient struct {
 	config
@@ -12239,8 +12380,8 @@ type (
 		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
 		RemovedPeerToken, Session, Setting, ShipGateRun, SpriteSetting, StoreAgent,
 		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite,
-		TeamMember, TeamSubscription, User, UserReputation, WebhookDelivery,
-		WidgetTemplate, WorkPattern, WorkflowReview []ent.Hook
+		TeamMember, TeamSubscription, TimerLease, User, UserReputation,
+		WebhookDelivery, WidgetTemplate, WorkPattern, WorkflowReview []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
@@ -12255,8 +12396,8 @@ type (
 		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
 		RemovedPeerToken, Session, Setting, ShipGateRun, SpriteSetting, StoreAgent,
 		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite,
-		TeamMember, TeamSubscription, User, UserReputation, WebhookDelivery,
-		WidgetTemplate, WorkPattern, WorkflowReview []ent.Interceptor
+		TeamMember, TeamSubscription, TimerLease, User, UserReputation,
+		WebhookDelivery, WidgetTemplate, WorkPattern, WorkflowReview []ent.Interceptor
 	}
 )
 

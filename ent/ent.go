@@ -77,6 +77,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
+	"github.com/switchboard-hq/switchboard/ent/timerlease"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -208,6 +209,7 @@ func checkColumn(t, c string) error {
 			teaminvite.Table:           teaminvite.ValidColumn,
 			teammember.Table:           teammember.ValidColumn,
 			teamsubscription.Table:     teamsubscription.ValidColumn,
+			timerlease.Table:           timerlease.ValidColumn,
 			user.Table:                 user.ValidColumn,
 			userreputation.Table:       userreputation.ValidColumn,
 			webhookdelivery.Table:      webhookdelivery.ValidColumn,

@@ -78,6 +78,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
+	"github.com/switchboard-hq/switchboard/ent/timerlease"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -161,6 +162,7 @@ const (
 	TypeTeamInvite           = "TeamInvite"
 	TypeTeamMember           = "TeamMember"
 	TypeTeamSubscription     = "TeamSubscription"
+	TypeTimerLease           = "TimerLease"
 	TypeUser                 = "User"
 	TypeUserReputation       = "UserReputation"
 	TypeWebhookDelivery      = "WebhookDelivery"
@@ -81421,6 +81423,482 @@ func (m *TeamSubscriptionMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *TeamSubscriptionMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown TeamSubscription edge %s", name)
+}
+
+// TimerLeaseMutation represents an operation that mutates the TimerLease nodes in the graph.
+type TimerLeaseMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	holder        *string
+	until         *time.Time
+	passes        *int64
+	addpasses     *int64
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*TimerLease, error)
+	predicates    []predicate.TimerLease
+}
+
+var _ ent.Mutation = (*TimerLeaseMutation)(nil)
+
+// timerleaseOption allows management of the mutation configuration using functional options.
+type timerleaseOption func(*TimerLeaseMutation)
+
+// newTimerLeaseMutation creates new mutation for the TimerLease entity.
+func newTimerLeaseMutation(c config, op Op, opts ...timerleaseOption) *TimerLeaseMutation {
+	m := &TimerLeaseMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeTimerLease,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withTimerLeaseID sets the ID field of the mutation.
+func withTimerLeaseID(id string) timerleaseOption {
+	return func(m *TimerLeaseMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *TimerLease
+		)
+		m.oldValue = func(ctx context.Context) (*TimerLease, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().TimerLease.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withTimerLease sets the old TimerLease of the mutation.
+func withTimerLease(node *TimerLease) timerleaseOption {
+	return func(m *TimerLeaseMutation) {
+		m.oldValue = func(context.Context) (*TimerLease, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m TimerLeaseMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m TimerLeaseMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of TimerLease entities.
+func (m *TimerLeaseMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *TimerLeaseMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *TimerLeaseMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().TimerLease.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetHolder sets the "holder" field.
+func (m *TimerLeaseMutation) SetHolder(s string) {
+	m.holder = &s
+}
+
+// Holder returns the value of the "holder" field in the mutation.
+func (m *TimerLeaseMutation) Holder() (r string, exists bool) {
+	v := m.holder
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHolder returns the old "holder" field's value of the TimerLease entity.
+// If the TimerLease object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TimerLeaseMutation) OldHolder(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHolder is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHolder requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHolder: %w", err)
+	}
+	return oldValue.Holder, nil
+}
+
+// ResetHolder resets all changes to the "holder" field.
+func (m *TimerLeaseMutation) ResetHolder() {
+	m.holder = nil
+}
+
+// SetUntil sets the "until" field.
+func (m *TimerLeaseMutation) SetUntil(t time.Time) {
+	m.until = &t
+}
+
+// Until returns the value of the "until" field in the mutation.
+func (m *TimerLeaseMutation) Until() (r time.Time, exists bool) {
+	v := m.until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUntil returns the old "until" field's value of the TimerLease entity.
+// If the TimerLease object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TimerLeaseMutation) OldUntil(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUntil: %w", err)
+	}
+	return oldValue.Until, nil
+}
+
+// ResetUntil resets all changes to the "until" field.
+func (m *TimerLeaseMutation) ResetUntil() {
+	m.until = nil
+}
+
+// SetPasses sets the "passes" field.
+func (m *TimerLeaseMutation) SetPasses(i int64) {
+	m.passes = &i
+	m.addpasses = nil
+}
+
+// Passes returns the value of the "passes" field in the mutation.
+func (m *TimerLeaseMutation) Passes() (r int64, exists bool) {
+	v := m.passes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPasses returns the old "passes" field's value of the TimerLease entity.
+// If the TimerLease object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TimerLeaseMutation) OldPasses(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPasses is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPasses requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPasses: %w", err)
+	}
+	return oldValue.Passes, nil
+}
+
+// AddPasses adds i to the "passes" field.
+func (m *TimerLeaseMutation) AddPasses(i int64) {
+	if m.addpasses != nil {
+		*m.addpasses += i
+	} else {
+		m.addpasses = &i
+	}
+}
+
+// AddedPasses returns the value that was added to the "passes" field in this mutation.
+func (m *TimerLeaseMutation) AddedPasses() (r int64, exists bool) {
+	v := m.addpasses
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPasses resets all changes to the "passes" field.
+func (m *TimerLeaseMutation) ResetPasses() {
+	m.passes = nil
+	m.addpasses = nil
+}
+
+// Where appends a list predicates to the TimerLeaseMutation builder.
+func (m *TimerLeaseMutation) Where(ps ...predicate.TimerLease) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the TimerLeaseMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *TimerLeaseMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.TimerLease, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *TimerLeaseMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *TimerLeaseMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (TimerLease).
+func (m *TimerLeaseMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *TimerLeaseMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.holder != nil {
+		fields = append(fields, timerlease.FieldHolder)
+	}
+	if m.until != nil {
+		fields = append(fields, timerlease.FieldUntil)
+	}
+	if m.passes != nil {
+		fields = append(fields, timerlease.FieldPasses)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *TimerLeaseMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case timerlease.FieldHolder:
+		return m.Holder()
+	case timerlease.FieldUntil:
+		return m.Until()
+	case timerlease.FieldPasses:
+		return m.Passes()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *TimerLeaseMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case timerlease.FieldHolder:
+		return m.OldHolder(ctx)
+	case timerlease.FieldUntil:
+		return m.OldUntil(ctx)
+	case timerlease.FieldPasses:
+		return m.OldPasses(ctx)
+	}
+	return nil, fmt.Errorf("unknown TimerLease field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TimerLeaseMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case timerlease.FieldHolder:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHolder(v)
+		return nil
+	case timerlease.FieldUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUntil(v)
+		return nil
+	case timerlease.FieldPasses:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPasses(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TimerLease field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *TimerLeaseMutation) AddedFields() []string {
+	var fields []string
+	if m.addpasses != nil {
+		fields = append(fields, timerlease.FieldPasses)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *TimerLeaseMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case timerlease.FieldPasses:
+		return m.AddedPasses()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TimerLeaseMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case timerlease.FieldPasses:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPasses(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TimerLease numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *TimerLeaseMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *TimerLeaseMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *TimerLeaseMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown TimerLease nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *TimerLeaseMutation) ResetField(name string) error {
+	switch name {
+	case timerlease.FieldHolder:
+		m.ResetHolder()
+		return nil
+	case timerlease.FieldUntil:
+		m.ResetUntil()
+		return nil
+	case timerlease.FieldPasses:
+		m.ResetPasses()
+		return nil
+	}
+	return fmt.Errorf("unknown TimerLease field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *TimerLeaseMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *TimerLeaseMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *TimerLeaseMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *TimerLeaseMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *TimerLeaseMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *TimerLeaseMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *TimerLeaseMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown TimerLease unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *TimerLeaseMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown TimerLease edge %s", name)
 }
 
 // UserMutation represents an operation that mutates the User nodes in the graph.

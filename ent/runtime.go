@@ -68,6 +68,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
+	"github.com/switchboard-hq/switchboard/ent/timerlease"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -2415,6 +2416,36 @@ func init() {
 	// teamsubscription.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	teamsubscription.IDValidator = func() func(string) error {
 		validators := teamsubscriptionDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	timerleaseFields := schema.TimerLease{}.Fields()
+	_ = timerleaseFields
+	// timerleaseDescHolder is the schema descriptor for holder field.
+	timerleaseDescHolder := timerleaseFields[1].Descriptor()
+	// timerlease.DefaultHolder holds the default value on creation for the holder field.
+	timerlease.DefaultHolder = timerleaseDescHolder.Default.(string)
+	// timerlease.HolderValidator is a validator for the "holder" field. It is called by the builders before save.
+	timerlease.HolderValidator = timerleaseDescHolder.Validators[0].(func(string) error)
+	// timerleaseDescPasses is the schema descriptor for passes field.
+	timerleaseDescPasses := timerleaseFields[3].Descriptor()
+	// timerlease.DefaultPasses holds the default value on creation for the passes field.
+	timerlease.DefaultPasses = timerleaseDescPasses.Default.(int64)
+	// timerleaseDescID is the schema descriptor for id field.
+	timerleaseDescID := timerleaseFields[0].Descriptor()
+	// timerlease.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	timerlease.IDValidator = func() func(string) error {
+		validators := timerleaseDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -144,6 +144,8 @@ type Tx struct {
 	TeamMember *TeamMemberClient
 	// TeamSubscription is the client for interacting with the TeamSubscription builders.
 	TeamSubscription *TeamSubscriptionClient
+	// TimerLease is the client for interacting with the TimerLease builders.
+	TimerLease *TimerLeaseClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// UserReputation is the client for interacting with the UserReputation builders.
@@ -352,6 +354,7 @@ func (tx *Tx) init() {
 	tx.TeamInvite = NewTeamInviteClient(tx.config)
 	tx.TeamMember = NewTeamMemberClient(tx.config)
 	tx.TeamSubscription = NewTeamSubscriptionClient(tx.config)
+	tx.TimerLease = NewTimerLeaseClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.UserReputation = NewUserReputationClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)

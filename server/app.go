@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
@@ -54,6 +55,10 @@ type Config struct {
 	AllowPrivateEndpoints bool
 	// Heartbeat is the chat stream's heartbeat period.
 	Heartbeat time.Duration
+	// TimerLease is --timer-lease: how long a replica holds a durable
+	// timer's lease without renewing it (internal/timers); the default when
+	// zero.
+	TimerLease time.Duration
 	// StreamWriteTimeout bounds each write to an event stream
 	// (events.DefaultWriteTimeout when zero).
 	StreamWriteTimeout time.Duration
@@ -149,9 +154,12 @@ type App struct {
 	// BoardScan is the board scan every 6 hours (internal/periodic, once
 	// across replicas): tests Wake it after moving the clock.
 	BoardScan *alarm.Loop
-	tracing   *tracing
-	mu        sync.Mutex
-	closers   []func()
+	// Timers is the registry of the durable timers, each run under its
+	// lease (once across replicas); Drain releases the leases.
+	Timers  *timers.Set
+	tracing *tracing
+	mu      sync.Mutex
+	closers []func()
 }
 
 // Close stops the background work, last started first, and ends the open

@@ -124,11 +124,9 @@ func subscriptions(h *house) []db.Subscription {
 		db.On(func(ctx context.Context, tx *db.Tx, ev developer.CapabilityDecided) error {
 			return s.hubAdmin.EnqueueCapabilityApproval(ctx, tx, ev.Pack, ev.Reason)
 		}),
-		// The MCP door follows an account's installs (its tool and prompt
-		// lists) and ended credentials (its sessions); the event streams end
-		// with their credential, and the key cache forgets an ended key.
-		db.OnCommit(func(ctx context.Context, ev store.InstallsChanged) { h.door.Changed(ctx, ev.UserID) }),
-		db.OnCommit(func(ctx context.Context, ev capabilities.InstallsChanged) { h.door.Changed(ctx, ev.UserID) }),
+		// The event streams end with their credential, and the key cache
+		// forgets an ended key. (The MCP door follows an account's installs
+		// through the bus's store_changed below, written on any replica.)
 		db.OnCommit(func(_ context.Context, ev auth.CredentialEnded) {
 			if ev.Credential.KeyID != "" {
 				h.resolver.Forget()
@@ -144,6 +142,8 @@ func subscriptions(h *house) []db.Subscription {
 		db.On(dashboard.RelayDelivered),
 		db.On(dashboard.RelayAcked),
 		db.On(dashboard.ResultDelivered),
+		// The installs' store_changed is also what the MCP door hears on
+		// every replica to refresh an account's tool and prompt lists.
 		db.OnCommit(func(ctx context.Context, ev store.InstallsChanged) {
 			h.publish(ctx, ev.UserID, dashboard.InstallsChanged())
 		}),

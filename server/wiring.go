@@ -7,12 +7,16 @@ import (
 	"slices"
 	"strings"
 
+	"entgo.io/ent/dialect"
+
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/internal/periodic"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/a2a"
 	"github.com/switchboard-hq/switchboard/server/accounts"
@@ -364,6 +368,11 @@ func (h *house) buildDoors(app *App) error {
 		},
 		Table: h.table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
 		Charge: h.gate.Charge, OpenStream: h.gate.OpenStream, OpenSession: h.gate.OpenMCPSession, Now: cfg.now,
+		// An install on any replica reaches this one's sessions through the
+		// bus's store_changed (the dashboard's event of the installs).
+		Hear: func(userID string, fn func(ctx context.Context)) {
+			h.bus.Hear(userID, fn, string(vocab.StreamEventStoreChanged))
+		},
 	}); err != nil {
 		return err
 	}
@@ -383,32 +392,34 @@ func (h *house) buildDoors(app *App) error {
 // spoke's heartbeat, the audit log's retention and the network's patterns.
 func (h *house) start(app *App) {
 	s := h.svc
+	// Every durable timer is registered in one Set and runs under its
+	// lease, so each fires once across replicas; closing the Set (last
+	// started, first closed) stops them all and releases the leases.
+	set := timers.New(timers.Config{DB: h.cfg.DB.Client, Clock: h.cfg.Clock, Logger: h.cfg.Logger,
+		Holder: ids.New(), Lease: h.cfg.TimerLease, Shared: h.cfg.DB.Dialect == dialect.Postgres})
+	app.Timers = set
 	h.hooks.Run()
+	set.Own(webhooks.TimerName)
 	app.closers = append(app.closers, h.hooks.Close)
-	h.lifetime.Start(context.Background())
+	h.lifetime.Start(context.Background(), set)
 	app.closers = append(app.closers, h.lifetime.Close)
-	beats, stopBeats := context.WithCancel(context.Background())
-	go s.spokeAdmin.Run(beats, h.cfg.Clock)
-	go s.recorder.Run(beats, h.cfg.Clock)
-	go s.network.RunPatterns(beats, h.cfg.Clock)
-	app.closers = append(app.closers, stopBeats)
+	failed := func(what string) func(ctx context.Context, err error) {
+		return func(ctx context.Context, err error) { h.cfg.Logger.ErrorContext(ctx, what, "error", err) }
+	}
+	periodic.Start(set, h.cfg.Clock, h.cfg.DB.Client, s.spokeAdmin.Heartbeat(), failed("federation heartbeat"))
+	periodic.Start(set, h.cfg.Clock, h.cfg.DB.Client, s.recorder.Sweeper(), failed("federation audit retention"))
+	periodic.Start(set, h.cfg.Clock, h.cfg.DB.Client, s.network.Patterns(), failed("network patterns"))
 	app.Review, app.Engine, app.Assistant = h.lifetime.Review, h.lifetime.Engine, s.assistant
-	app.Economy = s.economy.StartTimer(h.cfg.Clock)
-	app.closers = append(app.closers, app.Economy.Close)
-	app.Digests = s.relays.StartDigests(h.cfg.Clock)
-	app.closers = append(app.closers, app.Digests.Close)
-	app.Learnings = s.learnings.StartTimers(h.cfg.Clock, func(ctx context.Context, err error) {
-		h.cfg.Logger.ErrorContext(ctx, "learnings: daily timer", "error", err)
-	})
-	app.closers = append(app.closers, app.Learnings.Close)
-	app.BoardScan = periodic.Start(h.cfg.Clock, h.cfg.DB.Client, periodic.Timer{Name: board.TimerName, Every: board.Every, Run: s.board.ScanAll},
-		func(ctx context.Context, err error) { h.cfg.Logger.ErrorContext(ctx, "board scan", "err", err) })
-	app.closers = append(app.closers, app.BoardScan.Close)
+	app.Economy = s.economy.StartTimer(set)
+	app.Digests = s.relays.StartDigests(set)
+	app.Learnings = s.learnings.StartTimers(set, h.cfg.Clock, failed("learnings: daily timer"))
+	app.BoardScan = periodic.Start(set, h.cfg.Clock, h.cfg.DB.Client, periodic.Timer{Name: board.TimerName, Every: board.Every, Run: s.board.ScanAll},
+		failed("board scan"))
 	if s.hub.Serving {
 		// Only the managed platform bills teams.
-		app.Renewals = s.groups.StartRenewals(h.cfg.Clock)
-		app.closers = append(app.closers, app.Renewals.Close)
+		app.Renewals = s.groups.StartRenewals(set)
 	}
+	app.closers = append(app.closers, set.Close)
 	// Closed before the lifecycle (closers run last first): an item's agent
 	// run in flight ends while the engine can still finish it.
 	app.closers = append(app.closers, s.assistant.Close)

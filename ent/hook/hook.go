@@ -789,6 +789,18 @@ func (f TeamSubscriptionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.V
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TeamSubscriptionMutation", m)
 }
 
+// The TimerLeaseFunc type is an adapter to allow the use of ordinary
+// function as TimerLease mutator.
+type TimerLeaseFunc func(context.Context, *ent.TimerLeaseMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f TimerLeaseFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.TimerLeaseMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TimerLeaseMutation", m)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary
 // function as User mutator.
 type UserFunc func(context.Context, *ent.UserMutation) (ent.Value, error)

@@ -2720,6 +2720,19 @@ var (
 			},
 		},
 	}
+	// TimerLeasesColumns holds the columns for the "timer_leases" table.
+	TimerLeasesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "holder", Type: field.TypeString, Size: 64, Default: ""},
+		{Name: "until", Type: field.TypeTime},
+		{Name: "passes", Type: field.TypeInt64, Default: 0},
+	}
+	// TimerLeasesTable holds the schema information for the "timer_leases" table.
+	TimerLeasesTable = &schema.Table{
+		Name:       "timer_leases",
+		Columns:    TimerLeasesColumns,
+		PrimaryKey: []*schema.Column{TimerLeasesColumns[0]},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2954,6 +2967,7 @@ var (
 		TeamInvitesTable,
 		TeamMembersTable,
 		TeamSubscriptionsTable,
+		TimerLeasesTable,
 		UsersTable,
 		UserReputationsTable,
 		WebhookDeliveriesTable,

@@ -201,6 +201,9 @@ type TeamMember func(*sql.Selector)
 // TeamSubscription is the predicate function for teamsubscription builders.
 type TeamSubscription func(*sql.Selector)
 
+// TimerLease is the predicate function for timerlease builders.
+type TimerLease func(*sql.Selector)
+
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
 

@@ -1,7 +1,8 @@
 // Package periodic runs the timers that fire every period (the board scan
-// every 6 hours, the daily learnings and retention) once per period across
-// replicas: each timer is a row (ent PeriodicRun) holding its next run, and a
-// replica runs a period only if its compare-and-set of that row moves it on.
+// every 6 hours, the daily learnings and retention, heartbeats) once per
+// period across replicas: each timer is a row (ent PeriodicRun) holding its
+// next run, run under the timer's lease (internal/timers) and moved on by a
+// compare-and-set once the run is done.
 // The first period is due one period after the row is first written, so a
 // fresh instance does not scan at start.
 package periodic
@@ -17,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/periodicrun"
 	"github.com/switchboard-hq/switchboard/internal/alarm"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 )
 
 // Timer is one periodic job.
@@ -66,19 +68,34 @@ func first(ctx context.Context, c *ent.Client, name string, next time.Time) (*en
 	return row, err
 }
 
-// Start runs t on clock until the loop is closed: each time the row says a
-// period is due, the replica that claims it runs it. The row is written
-// before Start returns, not on the loop's first pass, so that nothing is
-// written behind a request's back once the server answers.
-func Start(clock clockwork.Clock, c *ent.Client, t Timer, failed func(ctx context.Context, err error)) *alarm.Loop {
+// Durable is t as a durable timer of the registry (internal/timers): each
+// pass runs t once the row says a period is due, then moves the row one
+// period on, so a replica killed mid-run leaves the period due for the next
+// holder of the lease. The row is written before Durable returns, not on the
+// loop's first pass, so that nothing is written behind a request's back once
+// the server answers.
+func Durable(clock clockwork.Clock, c *ent.Client, t Timer, failed func(ctx context.Context, err error)) timers.Timer {
 	if _, err := first(context.Background(), c, t.Name, clock.Now().Add(t.Every)); err != nil {
 		failed(context.Background(), fmt.Errorf("periodic %s: %w", t.Name, err))
 	}
-	return alarm.Start(clock, min(poll, t.Every), func(ctx context.Context) (time.Time, error) {
-		ok, next, err := Claim(ctx, c, t.Name, t.Every, clock.Now())
-		if err != nil || !ok {
-			return next, err
+	return timers.Timer{Name: t.Name, Poll: min(poll, t.Every), Pass: func(ctx context.Context) (time.Time, error) {
+		now := clock.Now()
+		row, err := first(ctx, c, t.Name, now.Add(t.Every))
+		if err != nil {
+			return time.Time{}, fmt.Errorf("periodic %s: %w", t.Name, err)
 		}
-		return next, t.Run(ctx)
-	}, failed)
+		if row.NextAt.After(now) {
+			return row.NextAt, nil
+		}
+		if err := t.Run(ctx); err != nil {
+			return time.Time{}, err
+		}
+		_, next, err := Claim(ctx, c, t.Name, t.Every, now)
+		return next, err
+	}}
+}
+
+// Start registers t in set and starts it.
+func Start(set *timers.Set, clock clockwork.Clock, c *ent.Client, t Timer, failed func(ctx context.Context, err error)) *alarm.Loop {
+	return set.Start(Durable(clock, c, t, failed))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 	"github.com/switchboard-hq/switchboard/internal/periodic"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 )
 
 // Two replicas on one database (two handles, as two processes hold): of
@@ -68,7 +69,9 @@ func TestLoopRunsEachPeriod(t *testing.T) {
 	d := dbtest.Open(t)
 	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 	ran := make(chan struct{}, 4)
-	loop := periodic.Start(clock, d.Client, periodic.Timer{Name: "daily", Every: 24 * time.Hour, Run: func(context.Context) error {
+	set := timers.New(timers.Config{DB: d.Client, Clock: clock, Holder: "test"})
+	defer set.Close()
+	loop := periodic.Start(set, clock, d.Client, periodic.Timer{Name: "daily", Every: 24 * time.Hour, Run: func(context.Context) error {
 		ran <- struct{}{}
 		return nil
 	}}, func(_ context.Context, err error) { t.Error(err) })

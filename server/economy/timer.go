@@ -4,12 +4,11 @@ import (
 	"context"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/contract"
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/server/economy/rules"
 )
 
@@ -107,11 +106,12 @@ func (s *Core) nextDue(ctx context.Context) (time.Time, error) {
 // timerPoll is the longest the timer sleeps without looking.
 const timerPoll = time.Hour
 
-// StartTimer starts the economy's timer: Due on the injected clock.
-func (s *Core) StartTimer(clock clockwork.Clock) *alarm.Loop {
-	t := alarm.Start(clock, timerPoll, s.Due, func(ctx context.Context, err error) {
-		s.Logger.ErrorContext(ctx, "economy: timer pass", "error", err)
-	})
+// TimerName is the economy timer's name in the registry.
+const TimerName = "economy"
+
+// StartTimer starts the economy's timer in set: Due, once across replicas.
+func (s *Core) StartTimer(set *timers.Set) *alarm.Loop {
+	t := set.Start(timers.Timer{Name: TimerName, Poll: timerPoll, Pass: s.Due})
 	s.timer.Store(t)
 	return t
 }

@@ -95,6 +95,12 @@ type Bus struct {
 
 	beat atomic.Pointer[beat]
 
+	// hearers are told of an account's events of some kinds (Hear).
+	hearers map[string][]*hearer
+	// ctx and done end with the bus (Close).
+	ctx  context.Context
+	done <-chan struct{}
+
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
 	lis     listenerState
@@ -143,7 +149,7 @@ func New(cfg Config) (*Bus, error) {
 	}
 	b.beat.Store(&beat{done: make(chan struct{})})
 	ctx, stop := context.WithCancel(context.Background())
-	b.stop = stop
+	b.stop, b.ctx, b.done = stop, ctx, ctx.Done()
 	if b.postgres {
 		ch, err := notifyChannel(ctx, cfg.DB)
 		if err != nil {
@@ -289,6 +295,9 @@ func (b *Bus) insert(ctx context.Context, tx *ent.Tx, userID string, payload []b
 func (b *Bus) dispatch(userID string, f *Frame, catchUp bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if !catchUp {
+		b.tellLocked(userID, f)
+	}
 	h := b.hubs[userID]
 	if h == nil {
 		return

@@ -144,7 +144,7 @@ func (b *Bus) deliver(ctx context.Context, note string) error {
 	if err != nil {
 		return err
 	}
-	if b.Subscribers(user) == 0 {
+	if !b.heard(user) {
 		return nil
 	}
 	if !inline {

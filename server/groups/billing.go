@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -224,12 +223,13 @@ func (s *Core) renew(ctx context.Context, sub *ent.TeamSubscription, now time.Ti
 const renewalPoll = time.Hour
 
 // StartRenewals starts the renewal timer (on the managed platform only):
-// team plans renewed when they are due, on the injected clock.
-func (s *Core) StartRenewals(clock clockwork.Clock) *alarm.Loop {
-	return alarm.Start(clock, renewalPoll, func(ctx context.Context) (time.Time, error) {
+// team plans renewed when they are due, once across replicas.
+func (s *Core) StartRenewals(set *timers.Set) *alarm.Loop {
+	return set.Start(timers.Timer{Name: RenewalTimer, Poll: renewalPoll, Pass: func(ctx context.Context) (time.Time, error) {
 		_, next, err := s.RenewDue(ctx)
 		return next, err
-	}, func(ctx context.Context, err error) {
-		s.Logger.ErrorContext(ctx, "groups: renewal pass", "error", err)
-	})
+	}})
 }
+
+// RenewalTimer is the renewal timer's name in the registry.
+const RenewalTimer = "team_renewals"

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/behaviorsignal"
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/periodic"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/server/learnings/rules"
 )
 
@@ -31,11 +32,11 @@ func (t *Timers) Close() {
 }
 
 // StartTimers starts the daily analysis and the retention on clock.
-func (s *Service) StartTimers(clock clockwork.Clock, failed func(ctx context.Context, err error)) *Timers {
+func (s *Service) StartTimers(set *timers.Set, clock clockwork.Clock, failed func(ctx context.Context, err error)) *Timers {
 	day := 24 * time.Hour
 	return &Timers{loops: []*alarm.Loop{
-		periodic.Start(clock, s.DB.Client, periodic.Timer{Name: TimerAnalysis, Every: day, Run: s.AnalyzeAll}, failed),
-		periodic.Start(clock, s.DB.Client, periodic.Timer{Name: TimerRetention, Every: day, Run: s.Prune}, failed),
+		periodic.Start(set, clock, s.DB.Client, periodic.Timer{Name: TimerAnalysis, Every: day, Run: s.AnalyzeAll}, failed),
+		periodic.Start(set, clock, s.DB.Client, periodic.Timer{Name: TimerRetention, Every: day, Run: s.Prune}, failed),
 	}}
 }
 

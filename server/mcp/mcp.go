@@ -92,6 +92,10 @@ type Config struct {
 	OpenSession func(ctx context.Context) (release func(), err error)
 	// Now is business time (the briefing's windows).
 	Now func() time.Time
+	// Hear calls fn on this replica whenever an account's installs change,
+	// on whichever replica (the event bus's store_changed); nil hears
+	// nothing, and Changed must be called instead.
+	Hear func(userID string, fn func(ctx context.Context))
 }
 
 // Server is the MCP door: an http.Handler for Path.
@@ -469,6 +473,11 @@ func (s *Server) account(ctx context.Context, userID string) (*account, error) {
 		return prev, nil
 	}
 	s.accounts[userID] = a
+	if s.cfg.Hear != nil {
+		// From now on this replica's sessions of the account follow its
+		// installs, made here or on another replica.
+		s.cfg.Hear(userID, func(ctx context.Context) { s.Changed(ctx, userID) })
+	}
 	return a, nil
 }
 

@@ -22,6 +22,9 @@ var (
 const (
 	// Timeout bounds one attempt, answer included.
 	Timeout = 10 * time.Second
+	// TimerName is the dispatcher's name in the timers' registry: it runs
+	// its own loop and claims each due row for Lease.
+	TimerName = "outbox"
 	// Lease is how long a claimed row stays with its dispatcher before it is
 	// due again (the dispatcher died); also the idle re-scan period.
 	Lease = 5 * time.Minute

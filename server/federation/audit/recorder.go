@@ -8,11 +8,10 @@ package audit
 
 import (
 	"context"
+	"github.com/switchboard-hq/switchboard/internal/periodic"
 	"log/slog"
 	"strings"
 	"time"
-
-	"github.com/jonboulle/clockwork"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
@@ -134,18 +133,14 @@ func (r *Recorder) Sweep(ctx context.Context) (int, error) {
 	return r.DB.FederationAuditLog.Delete().Where(federationauditlog.CreatedAtLT(cutoff)).Exec(ctx)
 }
 
-// Run sweeps once now and then every hour on clock, until ctx ends.
-func (r *Recorder) Run(ctx context.Context, clock clockwork.Clock) {
-	for {
-		if _, err := r.Sweep(ctx); err != nil && ctx.Err() == nil {
-			r.logger().Warn("federation audit: retention sweep failed", "err", err)
-		}
-		timer := clock.NewTimer(sweepEvery)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return
-		case <-timer.Chan():
-		}
-	}
+// RetentionTimer is the retention sweep's name in the timers' registry.
+const RetentionTimer = "federation_audit_retention"
+
+// Sweeper is the retention sweep as a periodic timer: every hour, by one
+// replica.
+func (r *Recorder) Sweeper() periodic.Timer {
+	return periodic.Timer{Name: RetentionTimer, Every: sweepEvery, Run: func(ctx context.Context) error {
+		_, err := r.Sweep(ctx)
+		return err
+	}}
 }

@@ -3,37 +3,23 @@ package spoke
 import (
 	"context"
 
-	"github.com/jonboulle/clockwork"
+	"github.com/switchboard-hq/switchboard/internal/periodic"
 )
 
-// kick asks the heartbeat loop to restart its wait (after a join).
-func (s *Core) kick() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
+// HeartbeatTimer is the heartbeat's name in the timers' registry.
+const HeartbeatTimer = "federation_heartbeat"
 
-// Run sends a heartbeat every Interval on clock while this instance is
-// joined, until ctx ends.
-func (s *Admin) Run(ctx context.Context, clock clockwork.Clock) {
-	for {
-		timer := clock.NewTimer(s.spoke.Interval)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return
-		case <-s.spoke.wake:
-			timer.Stop()
-			continue
-		case <-timer.Chan():
-		}
+// Heartbeat is the heartbeat as a periodic timer: every Interval while this
+// instance is joined, sent by one replica (the join sends the first).
+func (s *Admin) Heartbeat() periodic.Timer {
+	return periodic.Timer{Name: HeartbeatTimer, Every: s.spoke.Interval, Run: func(ctx context.Context) error {
 		m, err := s.spoke.joined(ctx)
 		if err != nil {
-			continue // not joined: nothing to send
+			return nil // not joined: nothing to send
 		}
 		if _, err := s.beat(ctx, m); err != nil && ctx.Err() == nil {
 			s.spoke.Logger.Warn("federation: heartbeat not recorded", "err", err)
 		}
-	}
+		return nil
+	}}
 }

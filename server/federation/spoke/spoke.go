@@ -66,8 +66,6 @@ type Core struct {
 	// Audit records the spoke's calls to its hub; optional.
 	Audit  *audit.Recorder
 	client *http.Client
-	// wake asks the heartbeat loop to send one now (after a join).
-	wake chan struct{}
 }
 
 // NewCore makes the spoke's Core with its outbound client.
@@ -82,7 +80,6 @@ func NewCore(s Core) *Core {
 	if s.Audit != nil {
 		s.client.Transport = s.Audit.Transport(s.client.Transport)
 	}
-	s.wake = make(chan struct{}, 1)
 	return &s
 }
 
@@ -274,7 +271,6 @@ func (s *Admin) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) 
 	if row, err = s.beat(ctx, row); err != nil {
 		return nil, apperr.Internal(err)
 	}
-	s.spoke.kick()
 	return &switchboardv1.JoinHubResponse{Status: s.spoke.toStatus(row)}, nil
 }
 

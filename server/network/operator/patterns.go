@@ -2,9 +2,9 @@ package operator
 
 import (
 	"context"
+	"github.com/switchboard-hq/switchboard/internal/periodic"
 	"time"
 
-	"github.com/jonboulle/clockwork"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -124,20 +124,17 @@ const (
 	patternsStale = 24 * time.Hour
 )
 
-// RunPatterns refreshes the kept patterns once now and then every
-// patternsEvery on clock, until ctx ends.
-func (s *Service) RunPatterns(ctx context.Context, clock clockwork.Clock) {
-	for {
+// Patterns is the refresh of the kept patterns as a periodic timer: every
+// patternsEvery, by one replica (RefreshStalePatterns also runs on demand).
+func (s *Service) Patterns() periodic.Timer {
+	return periodic.Timer{Name: PatternsTimer, Every: patternsEvery, Run: func(ctx context.Context) error {
 		s.RefreshStalePatterns(ctx)
-		timer := clock.NewTimer(patternsEvery)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return
-		case <-timer.Chan():
-		}
-	}
+		return nil
+	}}
 }
+
+// PatternsTimer is the patterns refresh's name in the timers' registry.
+const PatternsTimer = "network_patterns"
 
 // RefreshStalePatterns fetches the patterns of every active connection
 // whose kept ones are missing or stale, one peer after the other, and

@@ -7,13 +7,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/network"
@@ -46,12 +45,13 @@ func (d *digestLoop) wake() {
 	}
 }
 
-// StartDigests starts the digests' timer on clock; Close the answer to
+// DigestTimer is the digests' timer's name in the registry.
+const DigestTimer = "relay_digests"
+
+// StartDigests starts the digests' timer in set; Close the answer to
 // stop it.
-func (s *Service) StartDigests(clock clockwork.Clock) *alarm.Loop {
-	l := alarm.Start(clock, digestPoll, s.DueDigests, func(ctx context.Context, err error) {
-		s.core.Logger.ErrorContext(ctx, "network: digest timer", "error", err)
-	})
+func (s *Service) StartDigests(set *timers.Set) *alarm.Loop {
+	l := set.Start(timers.Timer{Name: DigestTimer, Poll: digestPoll, Pass: s.DueDigests})
 	s.digests.Store(l)
 	return l
 }

@@ -58,6 +58,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	secretbox "github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
@@ -109,6 +110,7 @@ type Engine struct {
 	wg       sync.WaitGroup
 	stop     context.CancelFunc
 	bg       context.Context
+	sweeper  *alarm.Loop
 }
 
 // Request is one execute.

@@ -7,43 +7,42 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 )
 
-// Start recovers after a restart and runs the timeout sweep until Stop:
-// running executions never sent are sent, free agents with a queue are
+// SweepTimer is the sweep's name in the timers' registry.
+const SweepTimer = "store_executions"
+
+// Start recovers after a restart and runs the timeout sweep in set until
+// Stop: running executions never sent are sent, free agents with a queue are
 // promoted, and running executions past their timeout time out.
-func (e *Engine) Start(ctx context.Context) {
+func (e *Engine) Start(ctx context.Context, set *timers.Set) {
 	e.bg, e.stop = context.WithCancel(context.WithoutCancel(ctx))
 	every := e.SweepEvery
 	if every <= 0 {
 		every = time.Second
 	}
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		// Only at start: nothing of this process is in flight yet, so a
-		// running execution never sent is one a stopped process left.
-		if err := e.resend(e.bg); err != nil && e.bg.Err() == nil {
-			e.log().Error("store executions: recovery", "err", err)
-		}
-		// A timer armed after each sweep, not a ticker: a fake clock moved
-		// by years would otherwise fire (and re-arm) a ticker once per
-		// period inside Advance.
-		for {
-			e.Sweep(e.bg)
-			t := e.Clock.NewTimer(every)
-			select {
-			case <-e.bg.Done():
-				t.Stop()
-				return
-			case <-t.Chan():
+	var recovered bool
+	e.sweeper = set.Start(timers.Timer{Name: SweepTimer, Poll: every, Pass: func(ctx context.Context) (time.Time, error) {
+		if !recovered {
+			recovered = true
+			// Only on this process's first pass: nothing of it is in flight
+			// yet, so a running execution never sent is one a stopped
+			// process left.
+			if err := e.resend(e.bg); err != nil && e.bg.Err() == nil {
+				e.log().Error("store executions: recovery", "err", err)
 			}
 		}
-	}()
+		e.Sweep(ctx)
+		return time.Time{}, nil
+	}})
 }
 
 // Stop ends the sweep and waits for calls in flight.
 func (e *Engine) Stop() {
+	if e.sweeper != nil {
+		e.sweeper.Close()
+	}
 	if e.stop != nil {
 		e.stop()
 	}

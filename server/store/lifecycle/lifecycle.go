@@ -11,6 +11,7 @@ package lifecycle
 
 import (
 	"context"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 	"log/slog"
 	"strings"
 	"time"
@@ -95,9 +96,9 @@ func New(cfg Config) *Owner {
 // Start starts the review windows' timer (it reads the open windows from the
 // database, so a restarted server confirms what was left open) and the
 // engine's recovery and timeout sweep.
-func (o *Owner) Start(ctx context.Context) {
-	o.Timer = o.Review.StartTimer(o.clock)
-	o.Engine.Start(ctx)
+func (o *Owner) Start(ctx context.Context, set *timers.Set) {
+	o.Timer = o.Review.StartTimer(set)
+	o.Engine.Start(ctx, set)
 }
 
 // Close stops the engine, then the timer: the reverse of the order they

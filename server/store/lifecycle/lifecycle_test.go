@@ -3,6 +3,7 @@ package lifecycle_test
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,9 +11,11 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
 	"github.com/switchboard-hq/switchboard/server/store/lifecycle"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
+	"github.com/switchboard-hq/switchboard/server/store/review"
 )
 
 // The owner builds the engine and the review lifecycle already wired to each
@@ -43,9 +46,13 @@ func TestOwnerWiresEngineAndReview(t *testing.T) {
 	if o.Review.Global != nil {
 		t.Fatal("a global reviewer was set though none was configured")
 	}
-	o.Start(t.Context())
+	set := timers.New(timers.Config{DB: d.Client, Clock: clock, Holder: "test"})
+	o.Start(t.Context(), set)
 	if o.Timer == nil {
 		t.Fatal("Start did not start the review timer")
+	}
+	if got := set.Names(); !slices.Equal(got, []string{engine.SweepTimer, review.TimerName}) {
+		t.Fatalf("registered timers: %v", got)
 	}
 	o.Close()
 	o.Close() // idempotent, as App.Close may be called twice

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
@@ -84,59 +83,29 @@ func (s *Service) sweep(ctx context.Context) (int, time.Time, error) {
 	return confirmed, Due(*next.ReviewWidgetShownAt), nil
 }
 
-// Timer auto-confirms open reviews when their window ends, sleeping on the
-// injected clock. It keeps nothing itself: the windows are rows, so a timer
-// started after a restart confirms what the previous process left open.
-type Timer struct {
-	svc   *Service
-	alarm *alarm.Alarm
-	done  chan struct{}
-}
+// TimerName is the review timer's name in the registry.
+const TimerName = "store_review_windows"
 
-// StartTimer starts the service's timer; Close stops it.
-func (s *Service) StartTimer(clock clockwork.Clock) *Timer {
-	t := &Timer{svc: s, alarm: alarm.New(clock), done: make(chan struct{})}
+// Timer auto-confirms open reviews when their window ends. It keeps nothing
+// itself: the windows are rows, so a timer started after a restart (or on
+// another replica) confirms what was left open.
+type Timer struct{ loop *alarm.Loop }
+
+// StartTimer starts the service's timer in set; Close stops it.
+func (s *Service) StartTimer(set *timers.Set) *Timer {
+	t := &Timer{loop: set.Start(timers.Timer{Name: TimerName, Poll: poll, Pass: func(ctx context.Context) (time.Time, error) {
+		n, next, err := s.sweep(ctx)
+		if n > 0 {
+			s.Log.InfoContext(ctx, "review timer: auto-confirmed", "count", n)
+		}
+		return next, err
+	}})}
 	s.Timer = t
-	go t.run()
 	return t
 }
 
 // Wake makes the timer look again now.
-func (t *Timer) Wake() { t.alarm.Wake() }
+func (t *Timer) Wake() { t.loop.Wake() }
 
 // Close stops the timer and waits for a pass in progress.
-func (t *Timer) Close() {
-	if !t.alarm.Stop() {
-		return
-	}
-	<-t.done
-}
-
-func (t *Timer) run() {
-	defer close(t.done)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-t.alarm.Stopped():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	for ctx.Err() == nil {
-		wait := poll
-		n, next, err := t.svc.sweep(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			t.svc.Log.ErrorContext(ctx, "review timer: auto-confirm", "err", err)
-		case n > 0:
-			t.svc.Log.InfoContext(ctx, "review timer: auto-confirmed", "count", n)
-		}
-		if err == nil && !next.IsZero() {
-			wait = min(wait, next.Sub(t.svc.now()))
-		}
-		if !t.alarm.Sleep(wait) {
-			return
-		}
-	}
-}
+func (t *Timer) Close() { t.loop.Close() }
