@@ -72,6 +72,8 @@ type Set struct {
 	// running are the contexts of passes in flight, by timer, so Drain can
 	// end them.
 	running map[string]context.CancelFunc
+	// passes counts the passes this replica ran, by timer.
+	passes map[string]int64
 }
 
 // New makes an empty Set.
@@ -82,7 +84,7 @@ func New(cfg Config) *Set {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Set{cfg: cfg, loops: map[string]*alarm.Loop{}, own: map[string]bool{}, running: map[string]context.CancelFunc{}}
+	return &Set{cfg: cfg, loops: map[string]*alarm.Loop{}, own: map[string]bool{}, running: map[string]context.CancelFunc{}, passes: map[string]int64{}}
 }
 
 // Lease is the lease's length.
@@ -117,6 +119,13 @@ func (s *Set) Own(name string) {
 		panic(fmt.Sprintf("timers: %q registered twice", name))
 	}
 	s.own[name] = true
+}
+
+// Owns answers whether name runs its own loop (registered with Own).
+func (s *Set) Owns(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.own[name]
 }
 
 // Fired counts a pass of a timer registered with Own.
@@ -231,7 +240,17 @@ func (s *Set) end(name string) {
 	s.mu.Unlock()
 }
 
+// Passes is how many passes of the named timer this replica has run.
+func (s *Set) Passes(name string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.passes[name]
+}
+
 func (s *Set) fired(name string) {
+	s.mu.Lock()
+	s.passes[name]++
+	s.mu.Unlock()
 	if s.cfg.Fired != nil {
 		s.cfg.Fired(name)
 	}
