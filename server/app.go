@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/replica"
 	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
@@ -77,6 +78,10 @@ type Config struct {
 	Federation FederationConfig
 	// Tracing is --otlp-endpoint; off when its endpoint is empty.
 	Tracing TracingConfig
+	// TimerLease is --timer-lease: how long a replica that stopped renewing
+	// its row is still taken for alive (what it holds in the database counts
+	// that long after a crash); replica.DefaultLease when zero.
+	TimerLease time.Duration
 }
 
 // FederationConfig is --role and the federation timings (flags, so tests
@@ -149,9 +154,12 @@ type App struct {
 	// BoardScan is the board scan every 6 hours (internal/periodic, once
 	// across replicas): tests Wake it after moving the clock.
 	BoardScan *alarm.Loop
-	tracing   *tracing
-	mu        sync.Mutex
-	closers   []func()
+	// Replica is this process among the replicas sharing the database: its
+	// ID names the rows it holds, its Lease is --timer-lease.
+	Replica *replica.Registry
+	tracing *tracing
+	mu      sync.Mutex
+	closers []func()
 }
 
 // Close stops the background work, last started first, and ends the open
