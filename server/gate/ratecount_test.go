@@ -59,3 +59,16 @@ func TestSlidingWindowInTheDatabase(t *testing.T) {
 	now = start.Add(4 * window)
 	take("a fresh window", true, 3)
 }
+
+// The cost of one counted request: one upsert (run with
+// SWITCHBOARD_TEST_POSTGRES set for PostgreSQL's).
+func BenchmarkTake(b *testing.B) {
+	d := dbtest.Open(b)
+	now := time.Now().UTC()
+	l := limiter{c: newCounters(d, func() time.Time { return now }), limit: 1 << 30}
+	for b.Loop() {
+		if _, err := l.take(b.Context(), "key:bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
