@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,4 +186,67 @@ func TestIdempotencyClaimOfADeadReplica(t *testing.T) {
 	if n := a.DB.QueueItem.Query().Where(queueitem.UserIDEQ(acct.ID)).CountX(t.Context()); n != 3 {
 		t.Fatalf("%d queue items, want 3 (the first create and the two dead claims' runs)", n)
 	}
+}
+
+// Counted in the database, a limit is never passed by requests racing on
+// two replicas: of twice the limit's requests sent at once, exactly the
+// limit pass (each upsert counts under the row's lock); of streams opened at
+// once, at most the cap are open (a slot is written before the count), and
+// once the race is over the key can open exactly up to the cap.
+func TestLimitsHoldUnderConcurrentReplicas(t *testing.T) {
+	t.Parallel()
+	const limit, streams = 20, 3
+	rs := servertest.Replicas(t, 2, servertest.WithHeartbeat(100*time.Millisecond),
+		servertest.WithLimits(gate.Limits{PerKey: limit, Auth: 100000, Heavy: 100000,
+			Federation: 100000, StreamsPerKey: streams, MCPSessionsPerKey: streams}))
+	ann := rs[0].SignUp("ann")
+	key, other := ann.NewKey("one"), ann.NewKey("two")
+
+	codes := make(chan int, 2*limit)
+	var wg sync.WaitGroup
+	for i := range 2 * limit {
+		wg.Go(func() { codes <- rs[i%2].WithKey(key).Do(http.MethodGet, "/api/v2/settings", nil).Status })
+	}
+	wg.Wait()
+	close(codes)
+	passed := 0
+	for c := range codes {
+		switch c {
+		case http.StatusOK:
+			passed++
+		case http.StatusTooManyRequests:
+		default:
+			t.Fatalf("status %d", c)
+		}
+	}
+	if passed != limit {
+		t.Fatalf("%d of %d requests passed a limit of %d", passed, 2*limit, limit)
+	}
+
+	opened := make(chan *servertest.SSEStream, 4*streams)
+	for i := range 4 * streams {
+		wg.Go(func() {
+			st := rs[i%2].WithKey(other).Stream(chatStream)
+			if st.Response.StatusCode == http.StatusOK {
+				opened <- st
+				return
+			}
+			st.Close()
+		})
+	}
+	wg.Wait()
+	close(opened)
+	held := 0
+	for st := range opened {
+		t.Cleanup(st.Close)
+		held++
+	}
+	if held > streams {
+		t.Fatalf("%d streams open at once, cap %d", held, streams)
+	}
+	for ; held < streams; held++ {
+		t.Cleanup(sseOpen(t, rs[held%2].WithKey(other)).Close)
+	}
+	sseOver(t, rs[0].WithKey(other), "past the cap after the race")
+	sseOver(t, rs[1].WithKey(other), "past the cap after the race, on B")
 }
