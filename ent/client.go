@@ -65,8 +65,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/ratecount"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/removedpeertoken"
+	"github.com/switchboard-hq/switchboard/ent/replica"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
@@ -76,6 +78,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
+	"github.com/switchboard-hq/switchboard/ent/streamslot"
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
@@ -196,10 +199,14 @@ type Client struct {
 	ProviderCapability *ProviderCapabilityClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
+	// RateCount is the client for interacting with the RateCount builders.
+	RateCount *RateCountClient
 	// Relay is the client for interacting with the Relay builders.
 	Relay *RelayClient
 	// RemovedPeerToken is the client for interacting with the RemovedPeerToken builders.
 	RemovedPeerToken *RemovedPeerTokenClient
+	// Replica is the client for interacting with the Replica builders.
+	Replica *ReplicaClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// Setting is the client for interacting with the Setting builders.
@@ -218,6 +225,8 @@ type Client struct {
 	StoreUnlock *StoreUnlockClient
 	// StreamEvent is the client for interacting with the StreamEvent builders.
 	StreamEvent *StreamEventClient
+	// StreamSlot is the client for interacting with the StreamSlot builders.
+	StreamSlot *StreamSlotClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// TeamInvite is the client for interacting with the TeamInvite builders.
@@ -301,8 +310,10 @@ func (c *Client) init() {
 	c.ProjectMember = NewProjectMemberClient(c.config)
 	c.ProviderCapability = NewProviderCapabilityClient(c.config)
 	c.QueueItem = NewQueueItemClient(c.config)
+	c.RateCount = NewRateCountClient(c.config)
 	c.Relay = NewRelayClient(c.config)
 	c.RemovedPeerToken = NewRemovedPeerTokenClient(c.config)
+	c.Replica = NewReplicaClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.Setting = NewSettingClient(c.config)
 	c.ShipGateRun = NewShipGateRunClient(c.config)
@@ -312,6 +323,7 @@ func (c *Client) init() {
 	c.StoreSubscription = NewStoreSubscriptionClient(c.config)
 	c.StoreUnlock = NewStoreUnlockClient(c.config)
 	c.StreamEvent = NewStreamEventClient(c.config)
+	c.StreamSlot = NewStreamSlotClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.TeamInvite = NewTeamInviteClient(c.config)
 	c.TeamMember = NewTeamMemberClient(c.config)
@@ -465,8 +477,10 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ProjectMember:        NewProjectMemberClient(cfg),
 		ProviderCapability:   NewProviderCapabilityClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
+		RateCount:            NewRateCountClient(cfg),
 		Relay:                NewRelayClient(cfg),
 		RemovedPeerToken:     NewRemovedPeerTokenClient(cfg),
+		Replica:              NewReplicaClient(cfg),
 		Session:              NewSessionClient(cfg),
 		Setting:              NewSettingClient(cfg),
 		ShipGateRun:          NewShipGateRunClient(cfg),
@@ -476,6 +490,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		StoreSubscription:    NewStoreSubscriptionClient(cfg),
 		StoreUnlock:          NewStoreUnlockClient(cfg),
 		StreamEvent:          NewStreamEventClient(cfg),
+		StreamSlot:           NewStreamSlotClient(cfg),
 		Team:                 NewTeamClient(cfg),
 		TeamInvite:           NewTeamInviteClient(cfg),
 		TeamMember:           NewTeamMemberClient(cfg),
@@ -556,8 +571,10 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ProjectMember:        NewProjectMemberClient(cfg),
 		ProviderCapability:   NewProviderCapabilityClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
+		RateCount:            NewRateCountClient(cfg),
 		Relay:                NewRelayClient(cfg),
 		RemovedPeerToken:     NewRemovedPeerTokenClient(cfg),
+		Replica:              NewReplicaClient(cfg),
 		Session:              NewSessionClient(cfg),
 		Setting:              NewSettingClient(cfg),
 		ShipGateRun:          NewShipGateRunClient(cfg),
@@ -567,6 +584,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		StoreSubscription:    NewStoreSubscriptionClient(cfg),
 		StoreUnlock:          NewStoreUnlockClient(cfg),
 		StreamEvent:          NewStreamEventClient(cfg),
+		StreamSlot:           NewStreamSlotClient(cfg),
 		Team:                 NewTeamClient(cfg),
 		TeamInvite:           NewTeamInviteClient(cfg),
 		TeamMember:           NewTeamMemberClient(cfg),
@@ -618,11 +636,12 @@ func (c *Client) Use(hooks ...Hook) {
 		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
 		c.NetworkSetting, c.Notification, c.Onboarding, c.PaymentHold, c.PeerPattern,
 		c.PeriodicRun, c.Project, c.ProjectInvite, c.ProjectMember,
-		c.ProviderCapability, c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session,
-		c.Setting, c.ShipGateRun, c.SpriteSetting, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team, c.TeamInvite,
-		c.TeamMember, c.TeamSubscription, c.TimerLease, c.User, c.UserReputation,
-		c.WebhookDelivery, c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
+		c.ProviderCapability, c.QueueItem, c.RateCount, c.Relay, c.RemovedPeerToken,
+		c.Replica, c.Session, c.Setting, c.ShipGateRun, c.SpriteSetting, c.StoreAgent,
+		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent,
+		c.StreamSlot, c.Team, c.TeamInvite, c.TeamMember, c.TeamSubscription,
+		c.TimerLease, c.User, c.UserReputation, c.WebhookDelivery, c.WidgetTemplate,
+		c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Use(hooks...)
 	}
@@ -643,11 +662,12 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
 		c.NetworkSetting, c.Notification, c.Onboarding, c.PaymentHold, c.PeerPattern,
 		c.PeriodicRun, c.Project, c.ProjectInvite, c.ProjectMember,
-		c.ProviderCapability, c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session,
-		c.Setting, c.ShipGateRun, c.SpriteSetting, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team, c.TeamInvite,
-		c.TeamMember, c.TeamSubscription, c.TimerLease, c.User, c.UserReputation,
-		c.WebhookDelivery, c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
+		c.ProviderCapability, c.QueueItem, c.RateCount, c.Relay, c.RemovedPeerToken,
+		c.Replica, c.Session, c.Setting, c.ShipGateRun, c.SpriteSetting, c.StoreAgent,
+		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent,
+		c.StreamSlot, c.Team, c.TeamInvite, c.TeamMember, c.TeamSubscription,
+		c.TimerLease, c.User, c.UserReputation, c.WebhookDelivery, c.WidgetTemplate,
+		c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -756,10 +776,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProviderCapability.mutate(ctx, m)
 	case *QueueItemMutation:
 		return c.QueueItem.mutate(ctx, m)
+	case *RateCountMutation:
+		return c.RateCount.mutate(ctx, m)
 	case *RelayMutation:
 		return c.Relay.mutate(ctx, m)
 	case *RemovedPeerTokenMutation:
 		return c.RemovedPeerToken.mutate(ctx, m)
+	case *ReplicaMutation:
+		return c.Replica.mutate(ctx, m)
 	case *SessionMutation:
 		return c.Session.mutate(ctx, m)
 	case *SettingMutation:
@@ -778,6 +802,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.StoreUnlock.mutate(ctx, m)
 	case *StreamEventMutation:
 		return c.StreamEvent.mutate(ctx, m)
+	case *StreamSlotMutation:
+		return c.StreamSlot.mutate(ctx, m)
 	case *TeamMutation:
 		return c.Team.mutate(ctx, m)
 	case *TeamInviteMutation:
@@ -8351,6 +8377,139 @@ func (c *QueueItemClient) mutate(ctx context.Context, m *QueueItemMutation) (Val
 	}
 }
 
+// RateCountClient is a client for the RateCount schema.
+type RateCountClient struct {
+	config
+}
+
+// NewRateCountClient returns a client for the RateCount from the given config.
+func NewRateCountClient(c config) *RateCountClient {
+	return &RateCountClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `ratecount.Hooks(f(g(h())))`.
+func (c *RateCountClient) Use(hooks ...Hook) {
+	c.hooks.RateCount = append(c.hooks.RateCount, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `ratecount.Intercept(f(g(h())))`.
+func (c *RateCountClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RateCount = append(c.inters.RateCount, interceptors...)
+}
+
+// Create returns a builder for creating a RateCount entity.
+func (c *RateCountClient) Create() *RateCountCreate {
+	mutation := newRateCountMutation(c.config, OpCreate)
+	return &RateCountCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RateCount entities.
+func (c *RateCountClient) CreateBulk(builders ...*RateCountCreate) *RateCountCreateBulk {
+	return &RateCountCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RateCountClient) MapCreateBulk(slice any, setFunc func(*RateCountCreate, int)) *RateCountCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RateCountCreateBulk{err: fmt.Errorf("calling to RateCountClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RateCountCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RateCountCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RateCount.
+func (c *RateCountClient) Update() *RateCountUpdate {
+	mutation := newRateCountMutation(c.config, OpUpdate)
+	return &RateCountUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RateCountClient) UpdateOne(_m *RateCount) *RateCountUpdateOne {
+	mutation := newRateCountMutation(c.config, OpUpdateOne, withRateCount(_m))
+	return &RateCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *RateCountClient) UpdateOneID(id string) *RateCountUpdateOne {
+	mutation := newRateCountMutation(c.config, OpUpdateOne, withRateCountID(id))
+	return &RateCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RateCount.
+func (c *RateCountClient) Delete() *RateCountDelete {
+	mutation := newRateCountMutation(c.config, OpDelete)
+	return &RateCountDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *RateCountClient) DeleteOne(_m *RateCount) *RateCountDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *RateCountClient) DeleteOneID(id string) *RateCountDeleteOne {
+	builder := c.Delete().Where(ratecount.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &RateCountDeleteOne{builder}
+}
+
+// Query returns a query builder for RateCount.
+func (c *RateCountClient) Query() *RateCountQuery {
+	return &RateCountQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRateCount},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a RateCount entity by its id.
+func (c *RateCountClient) Get(ctx context.Context, id string) (*RateCount, error) {
+	return c.Query().Where(ratecount.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *RateCountClient) GetX(ctx context.Context, id string) *RateCount {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *RateCountClient) Hooks() []Hook {
+	return c.hooks.RateCount
+}
+
+// Interceptors returns the client interceptors.
+func (c *RateCountClient) Interceptors() []Interceptor {
+	return c.inters.RateCount
+}
+
+func (c *RateCountClient) mutate(ctx context.Context, m *RateCountMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RateCountCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RateCountUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RateCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RateCountDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RateCount mutation op: %q", m.Op())
+	}
+}
+
 // RelayClient is a client for the Relay schema.
 type RelayClient struct {
 	config
@@ -8630,6 +8789,139 @@ func (c *RemovedPeerTokenClient) mutate(ctx context.Context, m *RemovedPeerToken
 		return (&RemovedPeerTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown RemovedPeerToken mutation op: %q", m.Op())
+	}
+}
+
+// ReplicaClient is a client for the Replica schema.
+type ReplicaClient struct {
+	config
+}
+
+// NewReplicaClient returns a client for the Replica from the given config.
+func NewReplicaClient(c config) *ReplicaClient {
+	return &ReplicaClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `replica.Hooks(f(g(h())))`.
+func (c *ReplicaClient) Use(hooks ...Hook) {
+	c.hooks.Replica = append(c.hooks.Replica, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `replica.Intercept(f(g(h())))`.
+func (c *ReplicaClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Replica = append(c.inters.Replica, interceptors...)
+}
+
+// Create returns a builder for creating a Replica entity.
+func (c *ReplicaClient) Create() *ReplicaCreate {
+	mutation := newReplicaMutation(c.config, OpCreate)
+	return &ReplicaCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Replica entities.
+func (c *ReplicaClient) CreateBulk(builders ...*ReplicaCreate) *ReplicaCreateBulk {
+	return &ReplicaCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ReplicaClient) MapCreateBulk(slice any, setFunc func(*ReplicaCreate, int)) *ReplicaCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ReplicaCreateBulk{err: fmt.Errorf("calling to ReplicaClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ReplicaCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ReplicaCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Replica.
+func (c *ReplicaClient) Update() *ReplicaUpdate {
+	mutation := newReplicaMutation(c.config, OpUpdate)
+	return &ReplicaUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ReplicaClient) UpdateOne(_m *Replica) *ReplicaUpdateOne {
+	mutation := newReplicaMutation(c.config, OpUpdateOne, withReplica(_m))
+	return &ReplicaUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ReplicaClient) UpdateOneID(id string) *ReplicaUpdateOne {
+	mutation := newReplicaMutation(c.config, OpUpdateOne, withReplicaID(id))
+	return &ReplicaUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Replica.
+func (c *ReplicaClient) Delete() *ReplicaDelete {
+	mutation := newReplicaMutation(c.config, OpDelete)
+	return &ReplicaDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ReplicaClient) DeleteOne(_m *Replica) *ReplicaDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ReplicaClient) DeleteOneID(id string) *ReplicaDeleteOne {
+	builder := c.Delete().Where(replica.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ReplicaDeleteOne{builder}
+}
+
+// Query returns a query builder for Replica.
+func (c *ReplicaClient) Query() *ReplicaQuery {
+	return &ReplicaQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeReplica},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Replica entity by its id.
+func (c *ReplicaClient) Get(ctx context.Context, id string) (*Replica, error) {
+	return c.Query().Where(replica.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ReplicaClient) GetX(ctx context.Context, id string) *Replica {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ReplicaClient) Hooks() []Hook {
+	return c.hooks.Replica
+}
+
+// Interceptors returns the client interceptors.
+func (c *ReplicaClient) Interceptors() []Interceptor {
+	return c.inters.Replica
+}
+
+func (c *ReplicaClient) mutate(ctx context.Context, m *ReplicaMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ReplicaCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ReplicaUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ReplicaUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ReplicaDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Replica mutation op: %q", m.Op())
 	}
 }
 
@@ -10099,6 +10391,139 @@ func (c *StreamEventClient) mutate(ctx context.Context, m *StreamEventMutation) 
 		return (&StreamEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown StreamEvent mutation op: %q", m.Op())
+	}
+}
+
+// StreamSlotClient is a client for the StreamSlot schema.
+type StreamSlotClient struct {
+	config
+}
+
+// NewStreamSlotClient returns a client for the StreamSlot from the given config.
+func NewStreamSlotClient(c config) *StreamSlotClient {
+	return &StreamSlotClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `streamslot.Hooks(f(g(h())))`.
+func (c *StreamSlotClient) Use(hooks ...Hook) {
+	c.hooks.StreamSlot = append(c.hooks.StreamSlot, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `streamslot.Intercept(f(g(h())))`.
+func (c *StreamSlotClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StreamSlot = append(c.inters.StreamSlot, interceptors...)
+}
+
+// Create returns a builder for creating a StreamSlot entity.
+func (c *StreamSlotClient) Create() *StreamSlotCreate {
+	mutation := newStreamSlotMutation(c.config, OpCreate)
+	return &StreamSlotCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StreamSlot entities.
+func (c *StreamSlotClient) CreateBulk(builders ...*StreamSlotCreate) *StreamSlotCreateBulk {
+	return &StreamSlotCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StreamSlotClient) MapCreateBulk(slice any, setFunc func(*StreamSlotCreate, int)) *StreamSlotCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StreamSlotCreateBulk{err: fmt.Errorf("calling to StreamSlotClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StreamSlotCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StreamSlotCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StreamSlot.
+func (c *StreamSlotClient) Update() *StreamSlotUpdate {
+	mutation := newStreamSlotMutation(c.config, OpUpdate)
+	return &StreamSlotUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StreamSlotClient) UpdateOne(_m *StreamSlot) *StreamSlotUpdateOne {
+	mutation := newStreamSlotMutation(c.config, OpUpdateOne, withStreamSlot(_m))
+	return &StreamSlotUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StreamSlotClient) UpdateOneID(id string) *StreamSlotUpdateOne {
+	mutation := newStreamSlotMutation(c.config, OpUpdateOne, withStreamSlotID(id))
+	return &StreamSlotUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StreamSlot.
+func (c *StreamSlotClient) Delete() *StreamSlotDelete {
+	mutation := newStreamSlotMutation(c.config, OpDelete)
+	return &StreamSlotDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StreamSlotClient) DeleteOne(_m *StreamSlot) *StreamSlotDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StreamSlotClient) DeleteOneID(id string) *StreamSlotDeleteOne {
+	builder := c.Delete().Where(streamslot.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StreamSlotDeleteOne{builder}
+}
+
+// Query returns a query builder for StreamSlot.
+func (c *StreamSlotClient) Query() *StreamSlotQuery {
+	return &StreamSlotQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStreamSlot},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StreamSlot entity by its id.
+func (c *StreamSlotClient) Get(ctx context.Context, id string) (*StreamSlot, error) {
+	return c.Query().Where(streamslot.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StreamSlotClient) GetX(ctx context.Context, id string) *StreamSlot {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *StreamSlotClient) Hooks() []Hook {
+	return c.hooks.StreamSlot
+}
+
+// Interceptors returns the client interceptors.
+func (c *StreamSlotClient) Interceptors() []Interceptor {
+	return c.inters.StreamSlot
+}
+
+func (c *StreamSlotClient) mutate(ctx context.Context, m *StreamSlotMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StreamSlotCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StreamSlotUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StreamSlotUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StreamSlotDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StreamSlot mutation op: %q", m.Op())
 	}
 }
 
@@ -12377,11 +12802,12 @@ type (
 		InboundReceipt, InboundWebhook, Job, JobApplication, Learning, LedgerEntry,
 		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
 		Notification, Onboarding, PaymentHold, PeerPattern, PeriodicRun, Project,
-		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
-		RemovedPeerToken, Session, Setting, ShipGateRun, SpriteSetting, StoreAgent,
-		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite,
-		TeamMember, TeamSubscription, TimerLease, User, UserReputation,
-		WebhookDelivery, WidgetTemplate, WorkPattern, WorkflowReview []ent.Hook
+		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, RateCount, Relay,
+		RemovedPeerToken, Replica, Session, Setting, ShipGateRun, SpriteSetting,
+		StoreAgent, StoreInstall, StoreSubscription, StoreUnlock, StreamEvent,
+		StreamSlot, Team, TeamInvite, TeamMember, TeamSubscription, TimerLease, User,
+		UserReputation, WebhookDelivery, WidgetTemplate, WorkPattern,
+		WorkflowReview []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
@@ -12393,11 +12819,12 @@ type (
 		InboundReceipt, InboundWebhook, Job, JobApplication, Learning, LedgerEntry,
 		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
 		Notification, Onboarding, PaymentHold, PeerPattern, PeriodicRun, Project,
-		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
-		RemovedPeerToken, Session, Setting, ShipGateRun, SpriteSetting, StoreAgent,
-		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite,
-		TeamMember, TeamSubscription, TimerLease, User, UserReputation,
-		WebhookDelivery, WidgetTemplate, WorkPattern, WorkflowReview []ent.Interceptor
+		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, RateCount, Relay,
+		RemovedPeerToken, Replica, Session, Setting, ShipGateRun, SpriteSetting,
+		StoreAgent, StoreInstall, StoreSubscription, StoreUnlock, StreamEvent,
+		StreamSlot, Team, TeamInvite, TeamMember, TeamSubscription, TimerLease, User,
+		UserReputation, WebhookDelivery, WidgetTemplate, WorkPattern,
+		WorkflowReview []ent.Interceptor
 	}
 )
 

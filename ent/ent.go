@@ -62,8 +62,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/ratecount"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/removedpeertoken"
+	"github.com/switchboard-hq/switchboard/ent/replica"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
@@ -73,6 +75,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
+	"github.com/switchboard-hq/switchboard/ent/streamslot"
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
@@ -194,8 +197,10 @@ func checkColumn(t, c string) error {
 			projectmember.Table:        projectmember.ValidColumn,
 			providercapability.Table:   providercapability.ValidColumn,
 			queueitem.Table:            queueitem.ValidColumn,
+			ratecount.Table:            ratecount.ValidColumn,
 			relay.Table:                relay.ValidColumn,
 			removedpeertoken.Table:     removedpeertoken.ValidColumn,
+			replica.Table:              replica.ValidColumn,
 			session.Table:              session.ValidColumn,
 			setting.Table:              setting.ValidColumn,
 			shipgaterun.Table:          shipgaterun.ValidColumn,
@@ -205,6 +210,7 @@ func checkColumn(t, c string) error {
 			storesubscription.Table:    storesubscription.ValidColumn,
 			storeunlock.Table:          storeunlock.ValidColumn,
 			streamevent.Table:          streamevent.ValidColumn,
+			streamslot.Table:           streamslot.ValidColumn,
 			team.Table:                 team.ValidColumn,
 			teaminvite.Table:           teaminvite.ValidColumn,
 			teammember.Table:           teammember.ValidColumn,

@@ -41,6 +41,8 @@ type IdempotencyRecord struct {
 	Body []byte `json:"body,omitempty"`
 	// ClaimedAt holds the value of the "claimed_at" field.
 	ClaimedAt time.Time `json:"claimed_at,omitempty"`
+	// Replica holds the value of the "replica" field.
+	Replica string `json:"replica,omitempty"`
 	// ExpiresAt holds the value of the "expires_at" field.
 	ExpiresAt    time.Time `json:"expires_at,omitempty"`
 	selectValues sql.SelectValues
@@ -57,7 +59,7 @@ func (*IdempotencyRecord) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case idempotencyrecord.FieldStatus:
 			values[i] = new(sql.NullInt64)
-		case idempotencyrecord.FieldID, idempotencyrecord.FieldScope, idempotencyrecord.FieldKey, idempotencyrecord.FieldProcedure, idempotencyrecord.FieldFingerprint, idempotencyrecord.FieldToken, idempotencyrecord.FieldState, idempotencyrecord.FieldContentType, idempotencyrecord.FieldContentEncoding:
+		case idempotencyrecord.FieldID, idempotencyrecord.FieldScope, idempotencyrecord.FieldKey, idempotencyrecord.FieldProcedure, idempotencyrecord.FieldFingerprint, idempotencyrecord.FieldToken, idempotencyrecord.FieldState, idempotencyrecord.FieldContentType, idempotencyrecord.FieldContentEncoding, idempotencyrecord.FieldReplica:
 			values[i] = new(sql.NullString)
 		case idempotencyrecord.FieldClaimedAt, idempotencyrecord.FieldExpiresAt:
 			values[i] = new(sql.NullTime)
@@ -154,6 +156,12 @@ func (_m *IdempotencyRecord) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.ClaimedAt = value.Time
 			}
+		case idempotencyrecord.FieldReplica:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field replica", values[i])
+			} else if value.Valid {
+				_m.Replica = value.String
+			}
 		case idempotencyrecord.FieldExpiresAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field expires_at", values[i])
@@ -231,6 +239,9 @@ func (_m *IdempotencyRecord) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("claimed_at=")
 	builder.WriteString(_m.ClaimedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("replica=")
+	builder.WriteString(_m.Replica)
 	builder.WriteString(", ")
 	builder.WriteString("expires_at=")
 	builder.WriteString(_m.ExpiresAt.Format(time.ANSIC))

@@ -135,6 +135,20 @@ func (_c *IdempotencyRecordCreate) SetClaimedAt(v time.Time) *IdempotencyRecordC
 	return _c
 }
 
+// SetReplica sets the "replica" field.
+func (_c *IdempotencyRecordCreate) SetReplica(v string) *IdempotencyRecordCreate {
+	_c.mutation.SetReplica(v)
+	return _c
+}
+
+// SetNillableReplica sets the "replica" field if the given value is not nil.
+func (_c *IdempotencyRecordCreate) SetNillableReplica(v *string) *IdempotencyRecordCreate {
+	if v != nil {
+		_c.SetReplica(*v)
+	}
+	return _c
+}
+
 // SetExpiresAt sets the "expires_at" field.
 func (_c *IdempotencyRecordCreate) SetExpiresAt(v time.Time) *IdempotencyRecordCreate {
 	_c.mutation.SetExpiresAt(v)
@@ -291,6 +305,11 @@ func (_c *IdempotencyRecordCreate) check() error {
 	if _, ok := _c.mutation.ClaimedAt(); !ok {
 		return &ValidationError{Name: "claimed_at", err: errors.New(`ent: missing required field "IdempotencyRecord.claimed_at"`)}
 	}
+	if v, ok := _c.mutation.Replica(); ok {
+		if err := idempotencyrecord.ReplicaValidator(v); err != nil {
+			return &ValidationError{Name: "replica", err: fmt.Errorf(`ent: validator failed for field "IdempotencyRecord.replica": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.ExpiresAt(); !ok {
 		return &ValidationError{Name: "expires_at", err: errors.New(`ent: missing required field "IdempotencyRecord.expires_at"`)}
 	}
@@ -382,6 +401,10 @@ func (_c *IdempotencyRecordCreate) createSpec() (*IdempotencyRecord, *sqlgraph.C
 	if value, ok := _c.mutation.ClaimedAt(); ok {
 		_spec.SetField(idempotencyrecord.FieldClaimedAt, field.TypeTime, value)
 		_node.ClaimedAt = value
+	}
+	if value, ok := _c.mutation.Replica(); ok {
+		_spec.SetField(idempotencyrecord.FieldReplica, field.TypeString, value)
+		_node.Replica = value
 	}
 	if value, ok := _c.mutation.ExpiresAt(); ok {
 		_spec.SetField(idempotencyrecord.FieldExpiresAt, field.TypeTime, value)
@@ -592,6 +615,24 @@ func (u *IdempotencyRecordUpsert) SetClaimedAt(v time.Time) *IdempotencyRecordUp
 // UpdateClaimedAt sets the "claimed_at" field to the value that was provided on create.
 func (u *IdempotencyRecordUpsert) UpdateClaimedAt() *IdempotencyRecordUpsert {
 	u.SetExcluded(idempotencyrecord.FieldClaimedAt)
+	return u
+}
+
+// SetReplica sets the "replica" field.
+func (u *IdempotencyRecordUpsert) SetReplica(v string) *IdempotencyRecordUpsert {
+	u.Set(idempotencyrecord.FieldReplica, v)
+	return u
+}
+
+// UpdateReplica sets the "replica" field to the value that was provided on create.
+func (u *IdempotencyRecordUpsert) UpdateReplica() *IdempotencyRecordUpsert {
+	u.SetExcluded(idempotencyrecord.FieldReplica)
+	return u
+}
+
+// ClearReplica clears the value of the "replica" field.
+func (u *IdempotencyRecordUpsert) ClearReplica() *IdempotencyRecordUpsert {
+	u.SetNull(idempotencyrecord.FieldReplica)
 	return u
 }
 
@@ -834,6 +875,27 @@ func (u *IdempotencyRecordUpsertOne) SetClaimedAt(v time.Time) *IdempotencyRecor
 func (u *IdempotencyRecordUpsertOne) UpdateClaimedAt() *IdempotencyRecordUpsertOne {
 	return u.Update(func(s *IdempotencyRecordUpsert) {
 		s.UpdateClaimedAt()
+	})
+}
+
+// SetReplica sets the "replica" field.
+func (u *IdempotencyRecordUpsertOne) SetReplica(v string) *IdempotencyRecordUpsertOne {
+	return u.Update(func(s *IdempotencyRecordUpsert) {
+		s.SetReplica(v)
+	})
+}
+
+// UpdateReplica sets the "replica" field to the value that was provided on create.
+func (u *IdempotencyRecordUpsertOne) UpdateReplica() *IdempotencyRecordUpsertOne {
+	return u.Update(func(s *IdempotencyRecordUpsert) {
+		s.UpdateReplica()
+	})
+}
+
+// ClearReplica clears the value of the "replica" field.
+func (u *IdempotencyRecordUpsertOne) ClearReplica() *IdempotencyRecordUpsertOne {
+	return u.Update(func(s *IdempotencyRecordUpsert) {
+		s.ClearReplica()
 	})
 }
 
@@ -1245,6 +1307,27 @@ func (u *IdempotencyRecordUpsertBulk) SetClaimedAt(v time.Time) *IdempotencyReco
 func (u *IdempotencyRecordUpsertBulk) UpdateClaimedAt() *IdempotencyRecordUpsertBulk {
 	return u.Update(func(s *IdempotencyRecordUpsert) {
 		s.UpdateClaimedAt()
+	})
+}
+
+// SetReplica sets the "replica" field.
+func (u *IdempotencyRecordUpsertBulk) SetReplica(v string) *IdempotencyRecordUpsertBulk {
+	return u.Update(func(s *IdempotencyRecordUpsert) {
+		s.SetReplica(v)
+	})
+}
+
+// UpdateReplica sets the "replica" field to the value that was provided on create.
+func (u *IdempotencyRecordUpsertBulk) UpdateReplica() *IdempotencyRecordUpsertBulk {
+	return u.Update(func(s *IdempotencyRecordUpsert) {
+		s.UpdateReplica()
+	})
+}
+
+// ClearReplica clears the value of the "replica" field.
+func (u *IdempotencyRecordUpsertBulk) ClearReplica() *IdempotencyRecordUpsertBulk {
+	return u.Update(func(s *IdempotencyRecordUpsert) {
+		s.ClearReplica()
 	})
 }
 

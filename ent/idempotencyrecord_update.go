@@ -201,6 +201,26 @@ func (_u *IdempotencyRecordUpdate) SetNillableClaimedAt(v *time.Time) *Idempoten
 	return _u
 }
 
+// SetReplica sets the "replica" field.
+func (_u *IdempotencyRecordUpdate) SetReplica(v string) *IdempotencyRecordUpdate {
+	_u.mutation.SetReplica(v)
+	return _u
+}
+
+// SetNillableReplica sets the "replica" field if the given value is not nil.
+func (_u *IdempotencyRecordUpdate) SetNillableReplica(v *string) *IdempotencyRecordUpdate {
+	if v != nil {
+		_u.SetReplica(*v)
+	}
+	return _u
+}
+
+// ClearReplica clears the value of the "replica" field.
+func (_u *IdempotencyRecordUpdate) ClearReplica() *IdempotencyRecordUpdate {
+	_u.mutation.ClearReplica()
+	return _u
+}
+
 // SetExpiresAt sets the "expires_at" field.
 func (_u *IdempotencyRecordUpdate) SetExpiresAt(v time.Time) *IdempotencyRecordUpdate {
 	_u.mutation.SetExpiresAt(v)
@@ -289,6 +309,11 @@ func (_u *IdempotencyRecordUpdate) check() error {
 			return &ValidationError{Name: "content_encoding", err: fmt.Errorf(`ent: validator failed for field "IdempotencyRecord.content_encoding": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Replica(); ok {
+		if err := idempotencyrecord.ReplicaValidator(v); err != nil {
+			return &ValidationError{Name: "replica", err: fmt.Errorf(`ent: validator failed for field "IdempotencyRecord.replica": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -345,6 +370,12 @@ func (_u *IdempotencyRecordUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.ClaimedAt(); ok {
 		_spec.SetField(idempotencyrecord.FieldClaimedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.Replica(); ok {
+		_spec.SetField(idempotencyrecord.FieldReplica, field.TypeString, value)
+	}
+	if _u.mutation.ReplicaCleared() {
+		_spec.ClearField(idempotencyrecord.FieldReplica, field.TypeString)
 	}
 	if value, ok := _u.mutation.ExpiresAt(); ok {
 		_spec.SetField(idempotencyrecord.FieldExpiresAt, field.TypeTime, value)
@@ -542,6 +573,26 @@ func (_u *IdempotencyRecordUpdateOne) SetNillableClaimedAt(v *time.Time) *Idempo
 	return _u
 }
 
+// SetReplica sets the "replica" field.
+func (_u *IdempotencyRecordUpdateOne) SetReplica(v string) *IdempotencyRecordUpdateOne {
+	_u.mutation.SetReplica(v)
+	return _u
+}
+
+// SetNillableReplica sets the "replica" field if the given value is not nil.
+func (_u *IdempotencyRecordUpdateOne) SetNillableReplica(v *string) *IdempotencyRecordUpdateOne {
+	if v != nil {
+		_u.SetReplica(*v)
+	}
+	return _u
+}
+
+// ClearReplica clears the value of the "replica" field.
+func (_u *IdempotencyRecordUpdateOne) ClearReplica() *IdempotencyRecordUpdateOne {
+	_u.mutation.ClearReplica()
+	return _u
+}
+
 // SetExpiresAt sets the "expires_at" field.
 func (_u *IdempotencyRecordUpdateOne) SetExpiresAt(v time.Time) *IdempotencyRecordUpdateOne {
 	_u.mutation.SetExpiresAt(v)
@@ -643,6 +694,11 @@ func (_u *IdempotencyRecordUpdateOne) check() error {
 			return &ValidationError{Name: "content_encoding", err: fmt.Errorf(`ent: validator failed for field "IdempotencyRecord.content_encoding": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Replica(); ok {
+		if err := idempotencyrecord.ReplicaValidator(v); err != nil {
+			return &ValidationError{Name: "replica", err: fmt.Errorf(`ent: validator failed for field "IdempotencyRecord.replica": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -716,6 +772,12 @@ func (_u *IdempotencyRecordUpdateOne) sqlSave(ctx context.Context) (_node *Idemp
 	}
 	if value, ok := _u.mutation.ClaimedAt(); ok {
 		_spec.SetField(idempotencyrecord.FieldClaimedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.Replica(); ok {
+		_spec.SetField(idempotencyrecord.FieldReplica, field.TypeString, value)
+	}
+	if _u.mutation.ReplicaCleared() {
+		_spec.ClearField(idempotencyrecord.FieldReplica, field.TypeString)
 	}
 	if value, ok := _u.mutation.ExpiresAt(); ok {
 		_spec.SetField(idempotencyrecord.FieldExpiresAt, field.TypeTime, value)

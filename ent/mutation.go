@@ -62,8 +62,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/ratecount"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/removedpeertoken"
+	"github.com/switchboard-hq/switchboard/ent/replica"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -74,6 +76,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
+	"github.com/switchboard-hq/switchboard/ent/streamslot"
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
@@ -147,8 +150,10 @@ const (
 	TypeProjectMember        = "ProjectMember"
 	TypeProviderCapability   = "ProviderCapability"
 	TypeQueueItem            = "QueueItem"
+	TypeRateCount            = "RateCount"
 	TypeRelay                = "Relay"
 	TypeRemovedPeerToken     = "RemovedPeerToken"
+	TypeReplica              = "Replica"
 	TypeSession              = "Session"
 	TypeSetting              = "Setting"
 	TypeShipGateRun          = "ShipGateRun"
@@ -158,6 +163,7 @@ const (
 	TypeStoreSubscription    = "StoreSubscription"
 	TypeStoreUnlock          = "StoreUnlock"
 	TypeStreamEvent          = "StreamEvent"
+	TypeStreamSlot           = "StreamSlot"
 	TypeTeam                 = "Team"
 	TypeTeamInvite           = "TeamInvite"
 	TypeTeamMember           = "TeamMember"
@@ -39956,6 +39962,7 @@ type IdempotencyRecordMutation struct {
 	content_encoding *string
 	body             *[]byte
 	claimed_at       *time.Time
+	replica          *string
 	expires_at       *time.Time
 	clearedFields    map[string]struct{}
 	done             bool
@@ -40532,6 +40539,55 @@ func (m *IdempotencyRecordMutation) ResetClaimedAt() {
 	m.claimed_at = nil
 }
 
+// SetReplica sets the "replica" field.
+func (m *IdempotencyRecordMutation) SetReplica(s string) {
+	m.replica = &s
+}
+
+// Replica returns the value of the "replica" field in the mutation.
+func (m *IdempotencyRecordMutation) Replica() (r string, exists bool) {
+	v := m.replica
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReplica returns the old "replica" field's value of the IdempotencyRecord entity.
+// If the IdempotencyRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyRecordMutation) OldReplica(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReplica is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReplica requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReplica: %w", err)
+	}
+	return oldValue.Replica, nil
+}
+
+// ClearReplica clears the value of the "replica" field.
+func (m *IdempotencyRecordMutation) ClearReplica() {
+	m.replica = nil
+	m.clearedFields[idempotencyrecord.FieldReplica] = struct{}{}
+}
+
+// ReplicaCleared returns if the "replica" field was cleared in this mutation.
+func (m *IdempotencyRecordMutation) ReplicaCleared() bool {
+	_, ok := m.clearedFields[idempotencyrecord.FieldReplica]
+	return ok
+}
+
+// ResetReplica resets all changes to the "replica" field.
+func (m *IdempotencyRecordMutation) ResetReplica() {
+	m.replica = nil
+	delete(m.clearedFields, idempotencyrecord.FieldReplica)
+}
+
 // SetExpiresAt sets the "expires_at" field.
 func (m *IdempotencyRecordMutation) SetExpiresAt(t time.Time) {
 	m.expires_at = &t
@@ -40602,7 +40658,7 @@ func (m *IdempotencyRecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *IdempotencyRecordMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 14)
 	if m.scope != nil {
 		fields = append(fields, idempotencyrecord.FieldScope)
 	}
@@ -40639,6 +40695,9 @@ func (m *IdempotencyRecordMutation) Fields() []string {
 	if m.claimed_at != nil {
 		fields = append(fields, idempotencyrecord.FieldClaimedAt)
 	}
+	if m.replica != nil {
+		fields = append(fields, idempotencyrecord.FieldReplica)
+	}
 	if m.expires_at != nil {
 		fields = append(fields, idempotencyrecord.FieldExpiresAt)
 	}
@@ -40674,6 +40733,8 @@ func (m *IdempotencyRecordMutation) Field(name string) (ent.Value, bool) {
 		return m.Body()
 	case idempotencyrecord.FieldClaimedAt:
 		return m.ClaimedAt()
+	case idempotencyrecord.FieldReplica:
+		return m.Replica()
 	case idempotencyrecord.FieldExpiresAt:
 		return m.ExpiresAt()
 	}
@@ -40709,6 +40770,8 @@ func (m *IdempotencyRecordMutation) OldField(ctx context.Context, name string) (
 		return m.OldBody(ctx)
 	case idempotencyrecord.FieldClaimedAt:
 		return m.OldClaimedAt(ctx)
+	case idempotencyrecord.FieldReplica:
+		return m.OldReplica(ctx)
 	case idempotencyrecord.FieldExpiresAt:
 		return m.OldExpiresAt(ctx)
 	}
@@ -40804,6 +40867,13 @@ func (m *IdempotencyRecordMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetClaimedAt(v)
 		return nil
+	case idempotencyrecord.FieldReplica:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReplica(v)
+		return nil
 	case idempotencyrecord.FieldExpiresAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -40859,6 +40929,9 @@ func (m *IdempotencyRecordMutation) ClearedFields() []string {
 	if m.FieldCleared(idempotencyrecord.FieldBody) {
 		fields = append(fields, idempotencyrecord.FieldBody)
 	}
+	if m.FieldCleared(idempotencyrecord.FieldReplica) {
+		fields = append(fields, idempotencyrecord.FieldReplica)
+	}
 	return fields
 }
 
@@ -40875,6 +40948,9 @@ func (m *IdempotencyRecordMutation) ClearField(name string) error {
 	switch name {
 	case idempotencyrecord.FieldBody:
 		m.ClearBody()
+		return nil
+	case idempotencyrecord.FieldReplica:
+		m.ClearReplica()
 		return nil
 	}
 	return fmt.Errorf("unknown IdempotencyRecord nullable field %s", name)
@@ -40919,6 +40995,9 @@ func (m *IdempotencyRecordMutation) ResetField(name string) error {
 		return nil
 	case idempotencyrecord.FieldClaimedAt:
 		m.ResetClaimedAt()
+		return nil
+	case idempotencyrecord.FieldReplica:
+		m.ResetReplica()
 		return nil
 	case idempotencyrecord.FieldExpiresAt:
 		m.ResetExpiresAt()
@@ -63933,6 +64012,548 @@ func (m *QueueItemMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown QueueItem edge %s", name)
 }
 
+// RateCountMutation represents an operation that mutates the RateCount nodes in the graph.
+type RateCountMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	window_no     *int64
+	addwindow_no  *int64
+	count         *int
+	addcount      *int
+	prev          *int
+	addprev       *int
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*RateCount, error)
+	predicates    []predicate.RateCount
+}
+
+var _ ent.Mutation = (*RateCountMutation)(nil)
+
+// ratecountOption allows management of the mutation configuration using functional options.
+type ratecountOption func(*RateCountMutation)
+
+// newRateCountMutation creates new mutation for the RateCount entity.
+func newRateCountMutation(c config, op Op, opts ...ratecountOption) *RateCountMutation {
+	m := &RateCountMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeRateCount,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withRateCountID sets the ID field of the mutation.
+func withRateCountID(id string) ratecountOption {
+	return func(m *RateCountMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *RateCount
+		)
+		m.oldValue = func(ctx context.Context) (*RateCount, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().RateCount.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withRateCount sets the old RateCount of the mutation.
+func withRateCount(node *RateCount) ratecountOption {
+	return func(m *RateCountMutation) {
+		m.oldValue = func(context.Context) (*RateCount, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m RateCountMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m RateCountMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of RateCount entities.
+func (m *RateCountMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *RateCountMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *RateCountMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().RateCount.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetWindowNo sets the "window_no" field.
+func (m *RateCountMutation) SetWindowNo(i int64) {
+	m.window_no = &i
+	m.addwindow_no = nil
+}
+
+// WindowNo returns the value of the "window_no" field in the mutation.
+func (m *RateCountMutation) WindowNo() (r int64, exists bool) {
+	v := m.window_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWindowNo returns the old "window_no" field's value of the RateCount entity.
+// If the RateCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RateCountMutation) OldWindowNo(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWindowNo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWindowNo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWindowNo: %w", err)
+	}
+	return oldValue.WindowNo, nil
+}
+
+// AddWindowNo adds i to the "window_no" field.
+func (m *RateCountMutation) AddWindowNo(i int64) {
+	if m.addwindow_no != nil {
+		*m.addwindow_no += i
+	} else {
+		m.addwindow_no = &i
+	}
+}
+
+// AddedWindowNo returns the value that was added to the "window_no" field in this mutation.
+func (m *RateCountMutation) AddedWindowNo() (r int64, exists bool) {
+	v := m.addwindow_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetWindowNo resets all changes to the "window_no" field.
+func (m *RateCountMutation) ResetWindowNo() {
+	m.window_no = nil
+	m.addwindow_no = nil
+}
+
+// SetCount sets the "count" field.
+func (m *RateCountMutation) SetCount(i int) {
+	m.count = &i
+	m.addcount = nil
+}
+
+// Count returns the value of the "count" field in the mutation.
+func (m *RateCountMutation) Count() (r int, exists bool) {
+	v := m.count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCount returns the old "count" field's value of the RateCount entity.
+// If the RateCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RateCountMutation) OldCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCount: %w", err)
+	}
+	return oldValue.Count, nil
+}
+
+// AddCount adds i to the "count" field.
+func (m *RateCountMutation) AddCount(i int) {
+	if m.addcount != nil {
+		*m.addcount += i
+	} else {
+		m.addcount = &i
+	}
+}
+
+// AddedCount returns the value that was added to the "count" field in this mutation.
+func (m *RateCountMutation) AddedCount() (r int, exists bool) {
+	v := m.addcount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCount resets all changes to the "count" field.
+func (m *RateCountMutation) ResetCount() {
+	m.count = nil
+	m.addcount = nil
+}
+
+// SetPrev sets the "prev" field.
+func (m *RateCountMutation) SetPrev(i int) {
+	m.prev = &i
+	m.addprev = nil
+}
+
+// Prev returns the value of the "prev" field in the mutation.
+func (m *RateCountMutation) Prev() (r int, exists bool) {
+	v := m.prev
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrev returns the old "prev" field's value of the RateCount entity.
+// If the RateCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RateCountMutation) OldPrev(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrev is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrev requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrev: %w", err)
+	}
+	return oldValue.Prev, nil
+}
+
+// AddPrev adds i to the "prev" field.
+func (m *RateCountMutation) AddPrev(i int) {
+	if m.addprev != nil {
+		*m.addprev += i
+	} else {
+		m.addprev = &i
+	}
+}
+
+// AddedPrev returns the value that was added to the "prev" field in this mutation.
+func (m *RateCountMutation) AddedPrev() (r int, exists bool) {
+	v := m.addprev
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPrev resets all changes to the "prev" field.
+func (m *RateCountMutation) ResetPrev() {
+	m.prev = nil
+	m.addprev = nil
+}
+
+// Where appends a list predicates to the RateCountMutation builder.
+func (m *RateCountMutation) Where(ps ...predicate.RateCount) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the RateCountMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *RateCountMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.RateCount, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *RateCountMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *RateCountMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (RateCount).
+func (m *RateCountMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *RateCountMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.window_no != nil {
+		fields = append(fields, ratecount.FieldWindowNo)
+	}
+	if m.count != nil {
+		fields = append(fields, ratecount.FieldCount)
+	}
+	if m.prev != nil {
+		fields = append(fields, ratecount.FieldPrev)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *RateCountMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case ratecount.FieldWindowNo:
+		return m.WindowNo()
+	case ratecount.FieldCount:
+		return m.Count()
+	case ratecount.FieldPrev:
+		return m.Prev()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *RateCountMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case ratecount.FieldWindowNo:
+		return m.OldWindowNo(ctx)
+	case ratecount.FieldCount:
+		return m.OldCount(ctx)
+	case ratecount.FieldPrev:
+		return m.OldPrev(ctx)
+	}
+	return nil, fmt.Errorf("unknown RateCount field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RateCountMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case ratecount.FieldWindowNo:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWindowNo(v)
+		return nil
+	case ratecount.FieldCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCount(v)
+		return nil
+	case ratecount.FieldPrev:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrev(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RateCount field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *RateCountMutation) AddedFields() []string {
+	var fields []string
+	if m.addwindow_no != nil {
+		fields = append(fields, ratecount.FieldWindowNo)
+	}
+	if m.addcount != nil {
+		fields = append(fields, ratecount.FieldCount)
+	}
+	if m.addprev != nil {
+		fields = append(fields, ratecount.FieldPrev)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *RateCountMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case ratecount.FieldWindowNo:
+		return m.AddedWindowNo()
+	case ratecount.FieldCount:
+		return m.AddedCount()
+	case ratecount.FieldPrev:
+		return m.AddedPrev()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RateCountMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case ratecount.FieldWindowNo:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddWindowNo(v)
+		return nil
+	case ratecount.FieldCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCount(v)
+		return nil
+	case ratecount.FieldPrev:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPrev(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RateCount numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *RateCountMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *RateCountMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *RateCountMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown RateCount nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *RateCountMutation) ResetField(name string) error {
+	switch name {
+	case ratecount.FieldWindowNo:
+		m.ResetWindowNo()
+		return nil
+	case ratecount.FieldCount:
+		m.ResetCount()
+		return nil
+	case ratecount.FieldPrev:
+		m.ResetPrev()
+		return nil
+	}
+	return fmt.Errorf("unknown RateCount field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *RateCountMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *RateCountMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *RateCountMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *RateCountMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *RateCountMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *RateCountMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *RateCountMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown RateCount unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *RateCountMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown RateCount edge %s", name)
+}
+
 // RelayMutation represents an operation that mutates the Relay nodes in the graph.
 type RelayMutation struct {
 	config
@@ -66794,6 +67415,392 @@ func (m *RemovedPeerTokenMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *RemovedPeerTokenMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown RemovedPeerToken edge %s", name)
+}
+
+// ReplicaMutation represents an operation that mutates the Replica nodes in the graph.
+type ReplicaMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	started_at    *time.Time
+	seen_at       *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*Replica, error)
+	predicates    []predicate.Replica
+}
+
+var _ ent.Mutation = (*ReplicaMutation)(nil)
+
+// replicaOption allows management of the mutation configuration using functional options.
+type replicaOption func(*ReplicaMutation)
+
+// newReplicaMutation creates new mutation for the Replica entity.
+func newReplicaMutation(c config, op Op, opts ...replicaOption) *ReplicaMutation {
+	m := &ReplicaMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeReplica,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withReplicaID sets the ID field of the mutation.
+func withReplicaID(id string) replicaOption {
+	return func(m *ReplicaMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Replica
+		)
+		m.oldValue = func(ctx context.Context) (*Replica, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Replica.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withReplica sets the old Replica of the mutation.
+func withReplica(node *Replica) replicaOption {
+	return func(m *ReplicaMutation) {
+		m.oldValue = func(context.Context) (*Replica, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ReplicaMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ReplicaMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Replica entities.
+func (m *ReplicaMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ReplicaMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ReplicaMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Replica.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetStartedAt sets the "started_at" field.
+func (m *ReplicaMutation) SetStartedAt(t time.Time) {
+	m.started_at = &t
+}
+
+// StartedAt returns the value of the "started_at" field in the mutation.
+func (m *ReplicaMutation) StartedAt() (r time.Time, exists bool) {
+	v := m.started_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartedAt returns the old "started_at" field's value of the Replica entity.
+// If the Replica object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReplicaMutation) OldStartedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartedAt: %w", err)
+	}
+	return oldValue.StartedAt, nil
+}
+
+// ResetStartedAt resets all changes to the "started_at" field.
+func (m *ReplicaMutation) ResetStartedAt() {
+	m.started_at = nil
+}
+
+// SetSeenAt sets the "seen_at" field.
+func (m *ReplicaMutation) SetSeenAt(t time.Time) {
+	m.seen_at = &t
+}
+
+// SeenAt returns the value of the "seen_at" field in the mutation.
+func (m *ReplicaMutation) SeenAt() (r time.Time, exists bool) {
+	v := m.seen_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSeenAt returns the old "seen_at" field's value of the Replica entity.
+// If the Replica object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReplicaMutation) OldSeenAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSeenAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSeenAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSeenAt: %w", err)
+	}
+	return oldValue.SeenAt, nil
+}
+
+// ResetSeenAt resets all changes to the "seen_at" field.
+func (m *ReplicaMutation) ResetSeenAt() {
+	m.seen_at = nil
+}
+
+// Where appends a list predicates to the ReplicaMutation builder.
+func (m *ReplicaMutation) Where(ps ...predicate.Replica) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ReplicaMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ReplicaMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Replica, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ReplicaMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ReplicaMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Replica).
+func (m *ReplicaMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ReplicaMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.started_at != nil {
+		fields = append(fields, replica.FieldStartedAt)
+	}
+	if m.seen_at != nil {
+		fields = append(fields, replica.FieldSeenAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ReplicaMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case replica.FieldStartedAt:
+		return m.StartedAt()
+	case replica.FieldSeenAt:
+		return m.SeenAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ReplicaMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case replica.FieldStartedAt:
+		return m.OldStartedAt(ctx)
+	case replica.FieldSeenAt:
+		return m.OldSeenAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Replica field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ReplicaMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case replica.FieldStartedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartedAt(v)
+		return nil
+	case replica.FieldSeenAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSeenAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Replica field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ReplicaMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ReplicaMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ReplicaMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Replica numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ReplicaMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ReplicaMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ReplicaMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Replica nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ReplicaMutation) ResetField(name string) error {
+	switch name {
+	case replica.FieldStartedAt:
+		m.ResetStartedAt()
+		return nil
+	case replica.FieldSeenAt:
+		m.ResetSeenAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Replica field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ReplicaMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ReplicaMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ReplicaMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ReplicaMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ReplicaMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ReplicaMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ReplicaMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Replica unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ReplicaMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Replica edge %s", name)
 }
 
 // SessionMutation represents an operation that mutates the Session nodes in the graph.
@@ -77285,6 +78292,500 @@ func (m *StreamEventMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown StreamEvent edge %s", name)
+}
+
+// StreamSlotMutation represents an operation that mutates the StreamSlot nodes in the graph.
+type StreamSlotMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	kind          *string
+	holder        *string
+	replica       *string
+	opened_at     *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*StreamSlot, error)
+	predicates    []predicate.StreamSlot
+}
+
+var _ ent.Mutation = (*StreamSlotMutation)(nil)
+
+// streamslotOption allows management of the mutation configuration using functional options.
+type streamslotOption func(*StreamSlotMutation)
+
+// newStreamSlotMutation creates new mutation for the StreamSlot entity.
+func newStreamSlotMutation(c config, op Op, opts ...streamslotOption) *StreamSlotMutation {
+	m := &StreamSlotMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStreamSlot,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStreamSlotID sets the ID field of the mutation.
+func withStreamSlotID(id string) streamslotOption {
+	return func(m *StreamSlotMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *StreamSlot
+		)
+		m.oldValue = func(ctx context.Context) (*StreamSlot, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().StreamSlot.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStreamSlot sets the old StreamSlot of the mutation.
+func withStreamSlot(node *StreamSlot) streamslotOption {
+	return func(m *StreamSlotMutation) {
+		m.oldValue = func(context.Context) (*StreamSlot, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StreamSlotMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StreamSlotMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of StreamSlot entities.
+func (m *StreamSlotMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StreamSlotMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StreamSlotMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().StreamSlot.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetKind sets the "kind" field.
+func (m *StreamSlotMutation) SetKind(s string) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *StreamSlotMutation) Kind() (r string, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the StreamSlot entity.
+// If the StreamSlot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StreamSlotMutation) OldKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *StreamSlotMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetHolder sets the "holder" field.
+func (m *StreamSlotMutation) SetHolder(s string) {
+	m.holder = &s
+}
+
+// Holder returns the value of the "holder" field in the mutation.
+func (m *StreamSlotMutation) Holder() (r string, exists bool) {
+	v := m.holder
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHolder returns the old "holder" field's value of the StreamSlot entity.
+// If the StreamSlot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StreamSlotMutation) OldHolder(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHolder is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHolder requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHolder: %w", err)
+	}
+	return oldValue.Holder, nil
+}
+
+// ResetHolder resets all changes to the "holder" field.
+func (m *StreamSlotMutation) ResetHolder() {
+	m.holder = nil
+}
+
+// SetReplica sets the "replica" field.
+func (m *StreamSlotMutation) SetReplica(s string) {
+	m.replica = &s
+}
+
+// Replica returns the value of the "replica" field in the mutation.
+func (m *StreamSlotMutation) Replica() (r string, exists bool) {
+	v := m.replica
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReplica returns the old "replica" field's value of the StreamSlot entity.
+// If the StreamSlot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StreamSlotMutation) OldReplica(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReplica is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReplica requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReplica: %w", err)
+	}
+	return oldValue.Replica, nil
+}
+
+// ResetReplica resets all changes to the "replica" field.
+func (m *StreamSlotMutation) ResetReplica() {
+	m.replica = nil
+}
+
+// SetOpenedAt sets the "opened_at" field.
+func (m *StreamSlotMutation) SetOpenedAt(t time.Time) {
+	m.opened_at = &t
+}
+
+// OpenedAt returns the value of the "opened_at" field in the mutation.
+func (m *StreamSlotMutation) OpenedAt() (r time.Time, exists bool) {
+	v := m.opened_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOpenedAt returns the old "opened_at" field's value of the StreamSlot entity.
+// If the StreamSlot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StreamSlotMutation) OldOpenedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOpenedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOpenedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOpenedAt: %w", err)
+	}
+	return oldValue.OpenedAt, nil
+}
+
+// ResetOpenedAt resets all changes to the "opened_at" field.
+func (m *StreamSlotMutation) ResetOpenedAt() {
+	m.opened_at = nil
+}
+
+// Where appends a list predicates to the StreamSlotMutation builder.
+func (m *StreamSlotMutation) Where(ps ...predicate.StreamSlot) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StreamSlotMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StreamSlotMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.StreamSlot, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StreamSlotMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StreamSlotMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (StreamSlot).
+func (m *StreamSlotMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StreamSlotMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.kind != nil {
+		fields = append(fields, streamslot.FieldKind)
+	}
+	if m.holder != nil {
+		fields = append(fields, streamslot.FieldHolder)
+	}
+	if m.replica != nil {
+		fields = append(fields, streamslot.FieldReplica)
+	}
+	if m.opened_at != nil {
+		fields = append(fields, streamslot.FieldOpenedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StreamSlotMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case streamslot.FieldKind:
+		return m.Kind()
+	case streamslot.FieldHolder:
+		return m.Holder()
+	case streamslot.FieldReplica:
+		return m.Replica()
+	case streamslot.FieldOpenedAt:
+		return m.OpenedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StreamSlotMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case streamslot.FieldKind:
+		return m.OldKind(ctx)
+	case streamslot.FieldHolder:
+		return m.OldHolder(ctx)
+	case streamslot.FieldReplica:
+		return m.OldReplica(ctx)
+	case streamslot.FieldOpenedAt:
+		return m.OldOpenedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown StreamSlot field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StreamSlotMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case streamslot.FieldKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case streamslot.FieldHolder:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHolder(v)
+		return nil
+	case streamslot.FieldReplica:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReplica(v)
+		return nil
+	case streamslot.FieldOpenedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOpenedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StreamSlot field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StreamSlotMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StreamSlotMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StreamSlotMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown StreamSlot numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StreamSlotMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StreamSlotMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StreamSlotMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown StreamSlot nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StreamSlotMutation) ResetField(name string) error {
+	switch name {
+	case streamslot.FieldKind:
+		m.ResetKind()
+		return nil
+	case streamslot.FieldHolder:
+		m.ResetHolder()
+		return nil
+	case streamslot.FieldReplica:
+		m.ResetReplica()
+		return nil
+	case streamslot.FieldOpenedAt:
+		m.ResetOpenedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown StreamSlot field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StreamSlotMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StreamSlotMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StreamSlotMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StreamSlotMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StreamSlotMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StreamSlotMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StreamSlotMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown StreamSlot unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StreamSlotMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown StreamSlot edge %s", name)
 }
 
 // TeamMutation represents an operation that mutates the Team nodes in the graph.

@@ -53,8 +53,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/ratecount"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/removedpeertoken"
+	"github.com/switchboard-hq/switchboard/ent/replica"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -64,6 +66,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/storeunlock"
+	"github.com/switchboard-hq/switchboard/ent/streamslot"
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teaminvite"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
@@ -1203,6 +1206,10 @@ func init() {
 	idempotencyrecord.DefaultContentEncoding = idempotencyrecordDescContentEncoding.Default.(string)
 	// idempotencyrecord.ContentEncodingValidator is a validator for the "content_encoding" field. It is called by the builders before save.
 	idempotencyrecord.ContentEncodingValidator = idempotencyrecordDescContentEncoding.Validators[0].(func(string) error)
+	// idempotencyrecordDescReplica is the schema descriptor for replica field.
+	idempotencyrecordDescReplica := idempotencyrecordFields[12].Descriptor()
+	// idempotencyrecord.ReplicaValidator is a validator for the "replica" field. It is called by the builders before save.
+	idempotencyrecord.ReplicaValidator = idempotencyrecordDescReplica.Validators[0].(func(string) error)
 	// idempotencyrecordDescID is the schema descriptor for id field.
 	idempotencyrecordDescID := idempotencyrecordMixinFields0[0].Descriptor()
 	// idempotencyrecord.DefaultID holds the default value on creation for the id field.
@@ -1897,6 +1904,34 @@ func init() {
 			return nil
 		}
 	}()
+	ratecountFields := schema.RateCount{}.Fields()
+	_ = ratecountFields
+	// ratecountDescCount is the schema descriptor for count field.
+	ratecountDescCount := ratecountFields[2].Descriptor()
+	// ratecount.DefaultCount holds the default value on creation for the count field.
+	ratecount.DefaultCount = ratecountDescCount.Default.(int)
+	// ratecountDescPrev is the schema descriptor for prev field.
+	ratecountDescPrev := ratecountFields[3].Descriptor()
+	// ratecount.DefaultPrev holds the default value on creation for the prev field.
+	ratecount.DefaultPrev = ratecountDescPrev.Default.(int)
+	// ratecountDescID is the schema descriptor for id field.
+	ratecountDescID := ratecountFields[0].Descriptor()
+	// ratecount.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	ratecount.IDValidator = func() func(string) error {
+		validators := ratecountDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	relayMixin := schema.Relay{}.Mixin()
 	relayMixinFields0 := relayMixin[0].Fields()
 	_ = relayMixinFields0
@@ -1958,6 +1993,26 @@ func init() {
 	// removedpeertoken.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	removedpeertoken.IDValidator = func() func(string) error {
 		validators := removedpeertokenDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	replicaFields := schema.Replica{}.Fields()
+	_ = replicaFields
+	// replicaDescID is the schema descriptor for id field.
+	replicaDescID := replicaFields[0].Descriptor()
+	// replica.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	replica.IDValidator = func() func(string) error {
+		validators := replicaDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -2300,6 +2355,85 @@ func init() {
 	// storeunlock.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	storeunlock.IDValidator = func() func(string) error {
 		validators := storeunlockDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	streamslotMixin := schema.StreamSlot{}.Mixin()
+	streamslotMixinFields0 := streamslotMixin[0].Fields()
+	_ = streamslotMixinFields0
+	streamslotFields := schema.StreamSlot{}.Fields()
+	_ = streamslotFields
+	// streamslotDescKind is the schema descriptor for kind field.
+	streamslotDescKind := streamslotFields[0].Descriptor()
+	// streamslot.KindValidator is a validator for the "kind" field. It is called by the builders before save.
+	streamslot.KindValidator = func() func(string) error {
+		validators := streamslotDescKind.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(kind string) error {
+			for _, fn := range fns {
+				if err := fn(kind); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// streamslotDescHolder is the schema descriptor for holder field.
+	streamslotDescHolder := streamslotFields[1].Descriptor()
+	// streamslot.HolderValidator is a validator for the "holder" field. It is called by the builders before save.
+	streamslot.HolderValidator = func() func(string) error {
+		validators := streamslotDescHolder.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(holder string) error {
+			for _, fn := range fns {
+				if err := fn(holder); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// streamslotDescReplica is the schema descriptor for replica field.
+	streamslotDescReplica := streamslotFields[2].Descriptor()
+	// streamslot.ReplicaValidator is a validator for the "replica" field. It is called by the builders before save.
+	streamslot.ReplicaValidator = func() func(string) error {
+		validators := streamslotDescReplica.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(replica string) error {
+			for _, fn := range fns {
+				if err := fn(replica); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// streamslotDescID is the schema descriptor for id field.
+	streamslotDescID := streamslotMixinFields0[0].Descriptor()
+	// streamslot.DefaultID holds the default value on creation for the id field.
+	streamslot.DefaultID = streamslotDescID.Default.(func() string)
+	// streamslot.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	streamslot.IDValidator = func() func(string) error {
+		validators := streamslotDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -114,10 +114,14 @@ type Tx struct {
 	ProviderCapability *ProviderCapabilityClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
+	// RateCount is the client for interacting with the RateCount builders.
+	RateCount *RateCountClient
 	// Relay is the client for interacting with the Relay builders.
 	Relay *RelayClient
 	// RemovedPeerToken is the client for interacting with the RemovedPeerToken builders.
 	RemovedPeerToken *RemovedPeerTokenClient
+	// Replica is the client for interacting with the Replica builders.
+	Replica *ReplicaClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// Setting is the client for interacting with the Setting builders.
@@ -136,6 +140,8 @@ type Tx struct {
 	StoreUnlock *StoreUnlockClient
 	// StreamEvent is the client for interacting with the StreamEvent builders.
 	StreamEvent *StreamEventClient
+	// StreamSlot is the client for interacting with the StreamSlot builders.
+	StreamSlot *StreamSlotClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// TeamInvite is the client for interacting with the TeamInvite builders.
@@ -339,8 +345,10 @@ func (tx *Tx) init() {
 	tx.ProjectMember = NewProjectMemberClient(tx.config)
 	tx.ProviderCapability = NewProviderCapabilityClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
+	tx.RateCount = NewRateCountClient(tx.config)
 	tx.Relay = NewRelayClient(tx.config)
 	tx.RemovedPeerToken = NewRemovedPeerTokenClient(tx.config)
+	tx.Replica = NewReplicaClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.ShipGateRun = NewShipGateRunClient(tx.config)
@@ -350,6 +358,7 @@ func (tx *Tx) init() {
 	tx.StoreSubscription = NewStoreSubscriptionClient(tx.config)
 	tx.StoreUnlock = NewStoreUnlockClient(tx.config)
 	tx.StreamEvent = NewStreamEventClient(tx.config)
+	tx.StreamSlot = NewStreamSlotClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.TeamInvite = NewTeamInviteClient(tx.config)
 	tx.TeamMember = NewTeamMemberClient(tx.config)

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/replica"
 	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/events"
@@ -55,10 +56,6 @@ type Config struct {
 	AllowPrivateEndpoints bool
 	// Heartbeat is the chat stream's heartbeat period.
 	Heartbeat time.Duration
-	// TimerLease is --timer-lease: how long a replica holds a durable
-	// timer's lease without renewing it (internal/timers); the default when
-	// zero.
-	TimerLease time.Duration
 	// StreamWriteTimeout bounds each write to an event stream
 	// (events.DefaultWriteTimeout when zero).
 	StreamWriteTimeout time.Duration
@@ -82,6 +79,11 @@ type Config struct {
 	Federation FederationConfig
 	// Tracing is --otlp-endpoint; off when its endpoint is empty.
 	Tracing TracingConfig
+	// TimerLease is --timer-lease: how long a replica that stopped renewing
+	// its row is still taken for alive (what it holds in the database counts
+	// that long after a crash), and how long a durable timer's lease lasts
+	// unless renewed (internal/timers); replica.DefaultLease when zero.
+	TimerLease time.Duration
 }
 
 // FederationConfig is --role and the federation timings (flags, so tests
@@ -156,7 +158,10 @@ type App struct {
 	BoardScan *alarm.Loop
 	// Timers is the registry of the durable timers, each run under its
 	// lease (once across replicas); Drain releases the leases.
-	Timers  *timers.Set
+	Timers *timers.Set
+	// Replica is this process among the replicas sharing the database: its
+	// ID names the rows it holds, its Lease is --timer-lease.
+	Replica *replica.Registry
 	tracing *tracing
 	mu      sync.Mutex
 	closers []func()

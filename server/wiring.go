@@ -11,10 +11,10 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/egress"
-	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/internal/periodic"
+	"github.com/switchboard-hq/switchboard/internal/replica"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
@@ -168,6 +168,10 @@ type house struct {
 	bus      *events.Bus
 	gate     *gate.Gate
 	keyed    *idempotency.Guard
+	// replica is this process among those sharing the database: its id
+	// names what it holds there, and its lease (--timer-lease) bounds how
+	// long a dead replica's holdings count.
+	replica  *replica.Registry
 	egress   egress.Policy
 	tracing  *tracing
 	svc      services
@@ -188,6 +192,14 @@ func (h *house) build(app *App) error {
 	if h.table, err = contract.Load(); err != nil {
 		return err
 	}
+	// First in, so closed last: this replica's slots and claims count until
+	// everything that holds them has stopped.
+	if h.replica, err = replica.Start(context.Background(), cfg.Clock, cfg.DB.Client, cfg.TimerLease,
+		func(ctx context.Context, err error) { cfg.Logger.ErrorContext(ctx, "replica: renew", "err", err) }); err != nil {
+		return err
+	}
+	app.Replica = h.replica
+	app.closers = append(app.closers, h.replica.Close)
 	h.resolver = &auth.Resolver{DB: cfg.DB.Client, Now: cfg.now}
 	if h.bus, err = events.New(events.Config{DB: cfg.DB, Now: cfg.now, Logger: cfg.Logger, Heartbeat: cfg.Heartbeat,
 		WriteTimeout: cfg.StreamWriteTimeout, Lapsed: h.resolver.Lapsed}); err != nil {
@@ -206,7 +218,8 @@ func (h *house) build(app *App) error {
 	h.egress = egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints, Flag: "--allow-private-endpoints"}
 	// The gate also limits guesses at the store's and the packs' passwords,
 	// and the network's handshakes per calling origin.
-	h.gate = gate.New(h.table, h.resolver, cfg.Limits)
+	h.gate = gate.New(gate.Config{Table: h.table, Resolver: h.resolver, Limits: cfg.Limits,
+		DB: cfg.DB, Now: cfg.now, Replica: h.replica})
 	for _, step := range []func(*App) error{h.buildFederation, h.buildServices, h.buildDoors} {
 		if err := step(app); err != nil {
 			return err
@@ -356,7 +369,7 @@ func (h *house) buildDoors(app *App) error {
 	cfg, s := h.cfg, &h.svc
 	// After the gate on both transports: a key belongs to the admitted credential.
 	h.keyed = idempotency.New(idempotency.Config{
-		DB: cfg.DB, Table: h.table, Now: cfg.now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
+		DB: cfg.DB, Table: h.table, Now: cfg.now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit, Replica: h.replica,
 	})
 	var err error
 	if h.door, err = mcp.New(mcp.Config{
@@ -396,7 +409,7 @@ func (h *house) start(app *App) {
 	// lease, so each fires once across replicas; closing the Set (last
 	// started, first closed) stops them all and releases the leases.
 	set := timers.New(timers.Config{DB: h.cfg.DB.Client, Clock: h.cfg.Clock, Logger: h.cfg.Logger,
-		Holder: ids.New(), Lease: h.cfg.TimerLease, Shared: h.cfg.DB.Dialect == dialect.Postgres})
+		Holder: h.replica.ID(), Lease: h.replica.Lease(), Shared: h.cfg.DB.Dialect == dialect.Postgres})
 	app.Timers = set
 	h.hooks.Run()
 	set.Own(webhooks.TimerName)

@@ -30,6 +30,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/internal/release"
+	"github.com/switchboard-hq/switchboard/internal/replica"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/gate"
@@ -149,6 +150,9 @@ type options struct {
 	secretKey []byte
 	// federation is --role and the federation timings.
 	federation server.FederationConfig
+	// timerLease is how long a replica that stopped renewing its row still
+	// counts as alive (its stream slots, its idempotency claims).
+	timerLease time.Duration
 }
 
 // parseServe reads the serve flags. A help request prints the usage to
@@ -208,6 +212,12 @@ func parseServe(args []string, stdout, _ io.Writer) (options, error) {
 	}
 	fs.IntVar(&o.maxMCPSessions, "max-mcp-sessions-per-key", o.maxMCPSessions,
 		"MCP sessions open at once per API key (SWITCHBOARD_MAX_MCP_SESSIONS_PER_KEY)")
+	lease, err := time.ParseDuration(env("SWITCHBOARD_TIMER_LEASE", replica.DefaultLease.String()))
+	if err != nil {
+		return o, mistake("serve", fmt.Errorf("SWITCHBOARD_TIMER_LEASE: %w", err))
+	}
+	fs.DurationVar(&o.timerLease, "timer-lease", lease,
+		"how long a replica that stops renewing its row (a crash) still holds what it held in the database: its stream slots and idempotency claims (SWITCHBOARD_TIMER_LEASE)")
 	maxBody, err := envInt("SWITCHBOARD_MAX_BODY_BYTES", httpapi.DefaultBodyLimit)
 	if err != nil {
 		return o, mistake("serve", err)
@@ -339,9 +349,9 @@ func parseServe(args []string, stdout, _ io.Writer) (options, error) {
 		return o, mistake("serve", fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " ")))
 	}
 	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.guessRateLimit <= 0 ||
-		o.holdLimit < 0 || o.maxStreams <= 0 || o.maxMCPSessions <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
+		o.holdLimit < 0 || o.maxStreams <= 0 || o.maxMCPSessions <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.timerLease <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
 		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 {
-		return o, mistake("serve", errors.New("limits, the heartbeats, --llm-context-tokens, --stale-after and --audit-retention must be positive"))
+		return o, mistake("serve", errors.New("limits, the heartbeats, --timer-lease, --llm-context-tokens, --stale-after and --audit-retention must be positive"))
 	}
 	if o.federation.Role != "standalone" && o.federation.Role != "hub" {
 		return o, mistake("serve", fmt.Errorf("--role must be standalone or hub, not %q", o.federation.Role))
@@ -527,7 +537,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		LLM: llm.New(o.llm), ContextTokens: o.llm.ContextTokens, AllowPrivateEndpoints: o.allowPrivate,
 		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
 		Executions: server.ExecutionConfig{PublicURL: o.publicURL},
-		Federation: o.federation, Tracing: server.TracingConfig{OTLPEndpoint: o.otlpEndpoint},
+		Federation: o.federation, Tracing: server.TracingConfig{OTLPEndpoint: o.otlpEndpoint}, TimerLease: o.timerLease,
 	})
 	if err != nil {
 		return err

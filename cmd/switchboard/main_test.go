@@ -162,6 +162,27 @@ func TestStreamCapFlags(t *testing.T) {
 	}
 }
 
+// TestTimerLeaseFlag: RULINGS "Details for replicas": timer leases, and
+// how long a dead replica's idempotency claims and stream slots still
+// count, last at most --timer-lease (SWITCHBOARD_TIMER_LEASE), default 10s;
+// the flag wins over the environment and must be positive.
+func TestTimerLeaseFlag(t *testing.T) {
+	o, err := parseServe(nil, io.Discard, io.Discard)
+	if err != nil || o.timerLease != 10*time.Second {
+		t.Fatalf("default: %s %v", o.timerLease, err)
+	}
+	t.Setenv("SWITCHBOARD_TIMER_LEASE", "4s")
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.timerLease != 4*time.Second {
+		t.Fatalf("env: %s %v", o.timerLease, err)
+	}
+	if o, err = parseServe([]string{"--timer-lease", "2s"}, io.Discard, io.Discard); err != nil || o.timerLease != 2*time.Second {
+		t.Fatalf("flag over env: %s %v", o.timerLease, err)
+	}
+	if _, err := parseServe([]string{"--timer-lease", "0s"}, io.Discard, io.Discard); err == nil {
+		t.Error("a lease of 0 accepted")
+	}
+}
+
 // TestLLMFlags: RULINGS "The assistant": a model each for chat,
 // transcription and images and the prompt budget (default 8,000), each with
 // its environment twin, flags over the environment; the key only from the

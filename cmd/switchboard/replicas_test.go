@@ -48,7 +48,7 @@ func readmeBlock(t *testing.T, mark, lang string) string {
 
 // replica is one `switchboard serve` of the set, on a port of its own that
 // it keeps across restarts (the balancer's configuration names it).
-type replica struct {
+type replicaProc struct {
 	name string
 	addr string
 	args []string
@@ -57,7 +57,7 @@ type replica struct {
 	cmd  *exec.Cmd
 }
 
-func (r *replica) start(t *testing.T, bin string) {
+func (r *replicaProc) start(t *testing.T, bin string) {
 	t.Helper()
 	cmd := exec.Command(bin, r.args...)
 	cmd.Dir = r.dir // one directory: the first start's instance key is every replica's
@@ -73,7 +73,7 @@ func (r *replica) start(t *testing.T, bin string) {
 	r.mu.Unlock()
 }
 
-func (r *replica) kill() {
+func (r *replicaProc) kill() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_ = r.cmd.Process.Signal(syscall.SIGKILL)
@@ -82,7 +82,7 @@ func (r *replica) kill() {
 
 // balancer runs HAProxy with the README's configuration in front of the
 // replicas and answers its address once it routes to a ready replica.
-func balancer(t *testing.T, replicas []*replica) string {
+func balancer(t *testing.T, replicas []*replicaProc) string {
 	t.Helper()
 	haproxy, err := exec.LookPath("haproxy")
 	if err != nil {
@@ -213,10 +213,10 @@ func TestThreeReplicasBehindABalancer(t *testing.T) {
 		t.Fatalf("migrate: exit %d: %s", code, stderr)
 	}
 	dir := t.TempDir()
-	replicas := make([]*replica, 3)
+	replicas := make([]*replicaProc, 3)
 	for i := range replicas {
 		addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-		replicas[i] = &replica{name: fmt.Sprintf("replica %d", i+1), addr: addr, dir: dir,
+		replicas[i] = &replicaProc{name: fmt.Sprintf("replica %d", i+1), addr: addr, dir: dir,
 			args: []string{"serve", "--addr", addr, "--db", dsn, "--migrate=false", "--db-max-conns", "6",
 				"--timer-lease", "2s", "--rate-limit-per-minute", "100000"}}
 		replicas[i].start(t, bin)

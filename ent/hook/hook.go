@@ -609,6 +609,18 @@ func (f QueueItemFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.QueueItemMutation", m)
 }
 
+// The RateCountFunc type is an adapter to allow the use of ordinary
+// function as RateCount mutator.
+type RateCountFunc func(context.Context, *ent.RateCountMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RateCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RateCountMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RateCountMutation", m)
+}
+
 // The RelayFunc type is an adapter to allow the use of ordinary
 // function as Relay mutator.
 type RelayFunc func(context.Context, *ent.RelayMutation) (ent.Value, error)
@@ -631,6 +643,18 @@ func (f RemovedPeerTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.V
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RemovedPeerTokenMutation", m)
+}
+
+// The ReplicaFunc type is an adapter to allow the use of ordinary
+// function as Replica mutator.
+type ReplicaFunc func(context.Context, *ent.ReplicaMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ReplicaFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ReplicaMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ReplicaMutation", m)
 }
 
 // The SessionFunc type is an adapter to allow the use of ordinary
@@ -739,6 +763,18 @@ func (f StreamEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StreamEventMutation", m)
+}
+
+// The StreamSlotFunc type is an adapter to allow the use of ordinary
+// function as StreamSlot mutator.
+type StreamSlotFunc func(context.Context, *ent.StreamSlotMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StreamSlotFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StreamSlotMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StreamSlotMutation", m)
 }
 
 // The TeamFunc type is an adapter to allow the use of ordinary

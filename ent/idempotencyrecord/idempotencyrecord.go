@@ -37,6 +37,8 @@ const (
 	FieldBody = "body"
 	// FieldClaimedAt holds the string denoting the claimed_at field in the database.
 	FieldClaimedAt = "claimed_at"
+	// FieldReplica holds the string denoting the replica field in the database.
+	FieldReplica = "replica"
 	// FieldExpiresAt holds the string denoting the expires_at field in the database.
 	FieldExpiresAt = "expires_at"
 	// Table holds the table name of the idempotencyrecord in the database.
@@ -58,6 +60,7 @@ var Columns = []string{
 	FieldContentEncoding,
 	FieldBody,
 	FieldClaimedAt,
+	FieldReplica,
 	FieldExpiresAt,
 }
 
@@ -94,6 +97,8 @@ var (
 	DefaultContentEncoding string
 	// ContentEncodingValidator is a validator for the "content_encoding" field. It is called by the builders before save.
 	ContentEncodingValidator func(string) error
+	// ReplicaValidator is a validator for the "replica" field. It is called by the builders before save.
+	ReplicaValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -187,6 +192,11 @@ func ByContentEncoding(opts ...sql.OrderTermOption) OrderOption {
 // ByClaimedAt orders the results by the claimed_at field.
 func ByClaimedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldClaimedAt, opts...).ToFunc()
+}
+
+// ByReplica orders the results by the replica field.
+func ByReplica(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReplica, opts...).ToFunc()
 }
 
 // ByExpiresAt orders the results by the expires_at field.

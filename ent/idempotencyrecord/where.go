@@ -119,6 +119,11 @@ func ClaimedAt(v time.Time) predicate.IdempotencyRecord {
 	return predicate.IdempotencyRecord(sql.FieldEQ(FieldClaimedAt, v))
 }
 
+// Replica applies equality check predicate on the "replica" field. It's identical to ReplicaEQ.
+func Replica(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldEQ(FieldReplica, v))
+}
+
 // ExpiresAt applies equality check predicate on the "expires_at" field. It's identical to ExpiresAtEQ.
 func ExpiresAt(v time.Time) predicate.IdempotencyRecord {
 	return predicate.IdempotencyRecord(sql.FieldEQ(FieldExpiresAt, v))
@@ -737,6 +742,81 @@ func ClaimedAtLT(v time.Time) predicate.IdempotencyRecord {
 // ClaimedAtLTE applies the LTE predicate on the "claimed_at" field.
 func ClaimedAtLTE(v time.Time) predicate.IdempotencyRecord {
 	return predicate.IdempotencyRecord(sql.FieldLTE(FieldClaimedAt, v))
+}
+
+// ReplicaEQ applies the EQ predicate on the "replica" field.
+func ReplicaEQ(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldEQ(FieldReplica, v))
+}
+
+// ReplicaNEQ applies the NEQ predicate on the "replica" field.
+func ReplicaNEQ(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldNEQ(FieldReplica, v))
+}
+
+// ReplicaIn applies the In predicate on the "replica" field.
+func ReplicaIn(vs ...string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldIn(FieldReplica, vs...))
+}
+
+// ReplicaNotIn applies the NotIn predicate on the "replica" field.
+func ReplicaNotIn(vs ...string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldNotIn(FieldReplica, vs...))
+}
+
+// ReplicaGT applies the GT predicate on the "replica" field.
+func ReplicaGT(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldGT(FieldReplica, v))
+}
+
+// ReplicaGTE applies the GTE predicate on the "replica" field.
+func ReplicaGTE(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldGTE(FieldReplica, v))
+}
+
+// ReplicaLT applies the LT predicate on the "replica" field.
+func ReplicaLT(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldLT(FieldReplica, v))
+}
+
+// ReplicaLTE applies the LTE predicate on the "replica" field.
+func ReplicaLTE(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldLTE(FieldReplica, v))
+}
+
+// ReplicaContains applies the Contains predicate on the "replica" field.
+func ReplicaContains(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldContains(FieldReplica, v))
+}
+
+// ReplicaHasPrefix applies the HasPrefix predicate on the "replica" field.
+func ReplicaHasPrefix(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldHasPrefix(FieldReplica, v))
+}
+
+// ReplicaHasSuffix applies the HasSuffix predicate on the "replica" field.
+func ReplicaHasSuffix(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldHasSuffix(FieldReplica, v))
+}
+
+// ReplicaIsNil applies the IsNil predicate on the "replica" field.
+func ReplicaIsNil() predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldIsNull(FieldReplica))
+}
+
+// ReplicaNotNil applies the NotNil predicate on the "replica" field.
+func ReplicaNotNil() predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldNotNull(FieldReplica))
+}
+
+// ReplicaEqualFold applies the EqualFold predicate on the "replica" field.
+func ReplicaEqualFold(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldEqualFold(FieldReplica, v))
+}
+
+// ReplicaContainsFold applies the ContainsFold predicate on the "replica" field.
+func ReplicaContainsFold(v string) predicate.IdempotencyRecord {
+	return predicate.IdempotencyRecord(sql.FieldContainsFold(FieldReplica, v))
 }
 
 // ExpiresAtEQ applies the EQ predicate on the "expires_at" field.

@@ -1347,6 +1347,7 @@ var (
 		{Name: "content_encoding", Type: field.TypeString, Size: 100, Default: ""},
 		{Name: "body", Type: field.TypeBytes, Nullable: true},
 		{Name: "claimed_at", Type: field.TypeTime},
+		{Name: "replica", Type: field.TypeString, Nullable: true, Size: 40},
 		{Name: "expires_at", Type: field.TypeTime},
 	}
 	// IdempotencyRecordsTable holds the schema information for the "idempotency_records" table.
@@ -1363,7 +1364,7 @@ var (
 			{
 				Name:    "idempotencyrecord_scope_expires_at",
 				Unique:  false,
-				Columns: []*schema.Column{IdempotencyRecordsColumns[1], IdempotencyRecordsColumns[13]},
+				Columns: []*schema.Column{IdempotencyRecordsColumns[1], IdempotencyRecordsColumns[14]},
 			},
 		},
 	}
@@ -2131,6 +2132,26 @@ var (
 			},
 		},
 	}
+	// RateCountsColumns holds the columns for the "rate_counts" table.
+	RateCountsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "window_no", Type: field.TypeInt64},
+		{Name: "count", Type: field.TypeInt, Default: 0},
+		{Name: "prev", Type: field.TypeInt, Default: 0},
+	}
+	// RateCountsTable holds the schema information for the "rate_counts" table.
+	RateCountsTable = &schema.Table{
+		Name:       "rate_counts",
+		Columns:    RateCountsColumns,
+		PrimaryKey: []*schema.Column{RateCountsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "ratecount_window_no",
+				Unique:  false,
+				Columns: []*schema.Column{RateCountsColumns[1]},
+			},
+		},
+	}
 	// RelaysColumns holds the columns for the "relays" table.
 	RelaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2220,6 +2241,18 @@ var (
 		Name:       "removed_peer_tokens",
 		Columns:    RemovedPeerTokensColumns,
 		PrimaryKey: []*schema.Column{RemovedPeerTokensColumns[0]},
+	}
+	// ReplicasColumns holds the columns for the "replicas" table.
+	ReplicasColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "started_at", Type: field.TypeTime},
+		{Name: "seen_at", Type: field.TypeTime},
+	}
+	// ReplicasTable holds the schema information for the "replicas" table.
+	ReplicasTable = &schema.Table{
+		Name:       "replicas",
+		Columns:    ReplicasColumns,
+		PrimaryKey: []*schema.Column{ReplicasColumns[0]},
 	}
 	// SessionsColumns holds the columns for the "sessions" table.
 	SessionsColumns = []*schema.Column{
@@ -2579,6 +2612,32 @@ var (
 				Name:    "streamevent_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{StreamEventsColumns[2]},
+			},
+		},
+	}
+	// StreamSlotsColumns holds the columns for the "stream_slots" table.
+	StreamSlotsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "kind", Type: field.TypeString, Size: 20},
+		{Name: "holder", Type: field.TypeString, Size: 64},
+		{Name: "replica", Type: field.TypeString, Size: 40},
+		{Name: "opened_at", Type: field.TypeTime},
+	}
+	// StreamSlotsTable holds the schema information for the "stream_slots" table.
+	StreamSlotsTable = &schema.Table{
+		Name:       "stream_slots",
+		Columns:    StreamSlotsColumns,
+		PrimaryKey: []*schema.Column{StreamSlotsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "streamslot_holder_kind",
+				Unique:  false,
+				Columns: []*schema.Column{StreamSlotsColumns[2], StreamSlotsColumns[1]},
+			},
+			{
+				Name:    "streamslot_replica",
+				Unique:  false,
+				Columns: []*schema.Column{StreamSlotsColumns[3]},
 			},
 		},
 	}
@@ -2952,8 +3011,10 @@ var (
 		ProjectMembersTable,
 		ProviderCapabilitiesTable,
 		QueueItemsTable,
+		RateCountsTable,
 		RelaysTable,
 		RemovedPeerTokensTable,
+		ReplicasTable,
 		SessionsTable,
 		SettingsTable,
 		ShipGateRunsTable,
@@ -2963,6 +3024,7 @@ var (
 		StoreSubscriptionsTable,
 		StoreUnlocksTable,
 		StreamEventsTable,
+		StreamSlotsTable,
 		TeamsTable,
 		TeamInvitesTable,
 		TeamMembersTable,

@@ -156,11 +156,17 @@ type ProviderCapability func(*sql.Selector)
 // QueueItem is the predicate function for queueitem builders.
 type QueueItem func(*sql.Selector)
 
+// RateCount is the predicate function for ratecount builders.
+type RateCount func(*sql.Selector)
+
 // Relay is the predicate function for relay builders.
 type Relay func(*sql.Selector)
 
 // RemovedPeerToken is the predicate function for removedpeertoken builders.
 type RemovedPeerToken func(*sql.Selector)
+
+// Replica is the predicate function for replica builders.
+type Replica func(*sql.Selector)
 
 // Session is the predicate function for session builders.
 type Session func(*sql.Selector)
@@ -188,6 +194,9 @@ type StoreUnlock func(*sql.Selector)
 
 // StreamEvent is the predicate function for streamevent builders.
 type StreamEvent func(*sql.Selector)
+
+// StreamSlot is the predicate function for streamslot builders.
+type StreamSlot func(*sql.Selector)
 
 // Team is the predicate function for team builders.
 type Team func(*sql.Selector)

@@ -42,6 +42,10 @@ func (IdempotencyRecord) Fields() []ent.Field {
 		field.Bytes("body").Optional(),
 		// When the claim was taken (or taken over), on the server's clock.
 		field.Time("claimed_at"),
+		// The replica that took it (internal/replica): once that replica is
+		// dead, an unapplied claim is taken over without waiting for the
+		// lease. Empty on claims older than the column.
+		field.String("replica").Optional().MaxLen(40),
 		// The key is free again from this instant (24 hours after the claim).
 		field.Time("expires_at"),
 	}

@@ -14,7 +14,7 @@ import (
 // in the contract names (besides key and session), so the OpenAPI, made from
 // the rule, and the check before the body cannot name different ones.
 func TestCheckHoldsToTheContract(t *testing.T) {
-	g := New(contract.MustLoad(), nil, Limits{})
+	g := New(Config{Table: contract.MustLoad()})
 	pass := func(context.Context) error { return nil }
 	heartbeat := "/" + switchboardv1connect.FederationHubServiceName + "/Heartbeat"
 	platform := []switchboardv1.Credential{switchboardv1.Credential_CREDENTIAL_PLATFORM_TOKEN}

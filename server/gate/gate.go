@@ -19,6 +19,8 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/replica"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/contract"
@@ -61,10 +63,10 @@ const window = time.Minute
 type Gate struct {
 	table    *contract.Table
 	resolver *auth.Resolver
-	general  *httprate.RateLimiter
-	classes  map[string]*httprate.RateLimiter
+	general  limiter
+	classes  map[string]limiter
 	// secrets counts the attempts at each guessable secret (Guess).
-	secrets *httprate.RateLimiter
+	secrets limiter
 	// instance names the calling instance for the federation class.
 	instance CallerInstance
 	// streams and sessions are the caps on what is open at once (streams.go).
@@ -133,22 +135,37 @@ type CallerInstance func(ctx context.Context, r *http.Request) string
 // route such as discover) is counted per client IP. Call it before serving.
 func (g *Gate) CountFederationBy(f CallerInstance) { g.instance = f }
 
+// Config is what a Gate needs.
+type Config struct {
+	Table    *contract.Table
+	Resolver *auth.Resolver
+	Limits   Limits
+	// DB holds the rate counters and the stream slots, shared by every
+	// replica (ratecount.go, streams.go).
+	DB *db.DB
+	// Now is the server's clock: the rate windows.
+	Now func() time.Time
+	// Replica is this process among the replicas: its stream slots are its
+	// own, and a dead replica's stop counting.
+	Replica *replica.Registry
+}
+
 // New makes a Gate.
-func New(table *contract.Table, resolver *auth.Resolver, limits Limits) *Gate {
-	limits = limits.withDefaults()
-	// Sliding-window counters (httprate weighs the previous window in).
-	mk := func(n int) *httprate.RateLimiter { return httprate.NewRateLimiter(n, window) }
+func New(cfg Config) *Gate {
+	limits := cfg.Limits.withDefaults()
+	c := newCounters(cfg.DB, cfg.Now)
+	mk := func(n int) limiter { return limiter{c: c, limit: n} }
 	return &Gate{
-		table:    table,
-		resolver: resolver,
+		table:    cfg.Table,
+		resolver: cfg.Resolver,
 		general:  mk(limits.PerKey),
-		classes: map[string]*httprate.RateLimiter{
+		classes: map[string]limiter{
 			"auth": mk(limits.Auth), "heavy": mk(limits.Heavy), "federation": mk(limits.Federation),
 			"cron": mk(limits.Cron),
 		},
 		secrets:  mk(limits.Secret),
-		streams:  newSlots(limits.StreamsPerKey),
-		sessions: newSlots(limits.MCPSessionsPerKey),
+		streams:  newSlots(cfg, kindStream, limits.StreamsPerKey),
+		sessions: newSlots(cfg, kindMCPSession, limits.MCPSessionsPerKey),
 	}
 }
 
@@ -168,8 +185,8 @@ func (g *Gate) Identify(next http.Handler) http.Handler {
 			return
 		}
 		r = r.WithContext(auth.WithClient(auth.WithCredentials(r.Context(), creds), clientIP(r)))
-		if g.general.OnLimit(w, r, identity(r, creds)) {
-			httpapi.WriteError(w, r, apperr.RateLimited(window))
+		if err := refusal(g.general.onLimit(w, r, identity(r, creds))); err != nil {
+			httpapi.WriteError(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -246,8 +263,8 @@ func described(p *auth.Principal, r *http.Request) *auth.Principal {
 // charges a procedure's class; a protocol door charges the class of what the
 // body asks for (an MCP tool that runs a store agent is heavy).
 func (g *Gate) Charge(w http.ResponseWriter, r *http.Request, class string) error {
-	if l, ok := g.classes[class]; ok && l.OnLimit(w, r, g.client(r, class)) {
-		return apperr.RateLimited(window)
+	if l, ok := g.classes[class]; ok {
+		return refusal(l.onLimit(w, r, g.client(r, class)))
 	}
 	return nil
 }
@@ -262,12 +279,9 @@ func (g *Gate) Count(ctx context.Context, class, key string) error {
 	if !ok {
 		return nil
 	}
-	// OnLimit reads only the request's context; the class's headers are not
+	// onLimit reads only the request's context; the class's headers are not
 	// this answer's (the error carries Retry-After).
-	if l.OnLimit(headerSink{}, (&http.Request{}).WithContext(ctx), class+":key:"+key) {
-		return apperr.RateLimited(window)
-	}
-	return nil
+	return refusal(l.onLimit(headerSink{}, (&http.Request{}).WithContext(ctx), class+":key:"+key))
 }
 
 // headerSink is a response writer that keeps nothing.
@@ -305,10 +319,10 @@ func (g *Gate) Guess(ctx context.Context, secret string) error {
 	// to a response that is dropped: the per-key headers stay the answer's.
 	r := (&http.Request{}).WithContext(ctx)
 	w := headerSink{}
-	if g.classes["auth"].OnLimit(w, r, classKey("auth", auth.ClientFrom(ctx))) || g.secrets.OnLimit(w, r, "secret:"+secret) {
-		return apperr.RateLimited(window)
+	if err := refusal(g.classes["auth"].onLimit(w, r, classKey("auth", auth.ClientFrom(ctx)))); err != nil {
+		return err
 	}
-	return nil
+	return refusal(g.secrets.onLimit(w, r, "secret:"+secret))
 }
 
 func decide(r *http.Request, p *contract.Procedure, c *auth.Credentials) (*auth.Principal, error) {

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/ent/streamslot"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/replica"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
@@ -20,43 +23,78 @@ import (
 // before a stream starts and given back when it ends, whichever side ends it
 // (a hang-up, the server closing, the credential revoked).
 //
-// The counters are this process's: with replicas a caller could hold the cap
-// on each. The replicas issue moves them to the database (no 1/N share in
-// between).
+// The slots are rows in the database, one per open stream, held by the
+// replica that serves it (internal/replica), so a cap holds across replicas.
+// A slot counts while its replica is alive: a replica that dies without
+// giving its slots back frees them within the timer lease.
 
 // capRetry is the Retry-After of a refusal: a slot frees when another
 // stream ends, which no clock predicts; ten seconds keeps a polite client from
 // asking in a loop.
 const capRetry = 10 * time.Second
 
+// The kinds of slot.
+const (
+	kindStream     = "stream"
+	kindMCPSession = "mcp_session"
+)
+
 // slots counts the open streams (or sessions) of each holder.
 type slots struct {
-	limit int
-	mu    sync.Mutex
-	open  map[string]int
+	db      *db.DB
+	now     func() time.Time
+	replica *replica.Registry
+	kind    string
+	limit   int
 }
 
-func newSlots(limit int) *slots { return &slots{limit: limit, open: map[string]int{}} }
+func newSlots(cfg Config, kind string, limit int) *slots {
+	return &slots{db: cfg.DB, now: cfg.Now, replica: cfg.Replica, kind: kind, limit: limit}
+}
 
 // take takes one of holder's slots; release gives it back, once however
 // often it is called. ok is false when holder holds them all.
-func (s *slots) take(holder string) (release func(), ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.open[holder] >= s.limit {
-		return nil, false
+//
+// The slot is written first and the holder's live slots counted after, so of
+// two replicas taking the last slot at once at least the later one sees both
+// and gives its own back: the cap is never passed, though both may be
+// refused (a retry then gets the slot).
+func (s *slots) take(ctx context.Context, holder string) (release func(), ok bool, err error) {
+	row, err := s.db.StreamSlot.Create().SetKind(s.kind).SetHolder(holder).
+		SetReplica(s.replica.ID()).SetOpenedAt(s.now()).Save(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("gate: take a %s slot: %w", s.kind, err)
 	}
-	s.open[holder]++
 	var once sync.Once
-	return func() {
+	release = func() {
 		once.Do(func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if s.open[holder]--; s.open[holder] <= 0 {
-				delete(s.open, holder)
-			}
+			// The stream's own context has ended by now. A row left by a
+			// failure here counts until this replica stops.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = s.db.StreamSlot.DeleteOneID(row.ID).Exec(ctx)
 		})
-	}, true
+	}
+	n, err := s.count(ctx, holder)
+	if err != nil || n > s.limit {
+		release()
+		return nil, false, err
+	}
+	return release, true, nil
+}
+
+// count is holder's slots held by live replicas.
+func (s *slots) count(ctx context.Context, holder string) (int, error) {
+	alive, err := s.replica.Alive(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.db.StreamSlot.Query().Where(streamslot.Holder(holder), streamslot.Kind(s.kind),
+		streamslot.ReplicaIn(alive...)).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("gate: count %s slots: %w", s.kind, err)
+	}
+	return n, nil
 }
 
 // holder is what a cap counts p by: the key for a key, the account for a
@@ -89,7 +127,10 @@ func (g *Gate) open(ctx context.Context, s *slots, what string) (func(), error) 
 		return func() {}, nil
 	}
 	who, per := holder(p)
-	release, ok := s.take(who)
+	release, ok, err := s.take(ctx, who)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
 	if !ok {
 		return nil, &apperr.Error{Kind: apperr.KindRateLimited, RetryAfter: capRetry,
 			Message: fmt.Sprintf("at most %d %s may be open at once for this %s: close one, or try again in %d seconds",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/replica"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/contract"
@@ -29,21 +30,25 @@ type Config struct {
 	// BodyLimit is the request body limit; a larger body is left to the
 	// handler to refuse, unclaimed.
 	BodyLimit int64
+	// Replica is this process among the replicas: its claims name it, and a
+	// claim whose replica is dead is not waited for.
+	Replica *replica.Registry
 }
 
 // Guard is the Idempotency-Key middleware for both transports; it runs after
 // the gate, whose principal names the key's credential.
 type Guard struct {
-	db    *db.DB
-	table *contract.Table
-	now   func() time.Time
-	log   *slog.Logger
-	limit int64
+	db      *db.DB
+	table   *contract.Table
+	now     func() time.Time
+	log     *slog.Logger
+	limit   int64
+	replica *replica.Registry
 }
 
 // New makes a Guard.
 func New(cfg Config) *Guard {
-	return &Guard{db: cfg.DB, table: cfg.Table, now: cfg.Now, log: cfg.Logger, limit: cfg.BodyLimit}
+	return &Guard{db: cfg.DB, table: cfg.Table, now: cfg.Now, log: cfg.Logger, limit: cfg.BodyLimit, replica: cfg.Replica}
 }
 
 // Connect wraps the Connect handlers: the procedure is the request path.

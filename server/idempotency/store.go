@@ -16,10 +16,12 @@ import (
 const (
 	// ttl is how long a key keeps its answer.
 	ttl = 24 * time.Hour
-	// lease is how long a claim whose change never committed holds the key:
-	// past it the request is taken for dead (a crash) and a retry runs
-	// instead. Longer than any request runs (the server's write timeout is a
-	// minute); the claim's token keeps a late first request from committing.
+	// lease is how long a claim whose change never committed holds the key
+	// while the replica that took it is alive: past it the request is taken
+	// for dead (a crash) and a retry runs instead. Longer than any request
+	// runs (the server's write timeout is a minute); the claim's token keeps
+	// a late first request from committing. A dead replica's claims are not
+	// waited for (holderDead).
 	lease = 5 * time.Minute
 )
 
@@ -67,13 +69,43 @@ func (g *Guard) judge(ctx context.Context, req request, rec *ent.IdempotencyReco
 	if rec.State == idempotencyrecord.StateDone {
 		return nil, rec, nil
 	}
-	if !rec.Applied && now.Sub(rec.ClaimedAt) >= lease {
+	dead, err := g.holderDead(ctx, rec, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !rec.Applied && dead {
 		return g.takeOver(ctx, req, rec)
 	}
-	if rec.Applied && now.Sub(rec.ClaimedAt) >= lease {
+	if rec.Applied && dead {
 		return nil, nil, apperr.Conflict("the request with this %s took effect but its answer was not recorded", Header)
 	}
 	return nil, nil, apperr.Conflict("a request with this %s is still running; retry later", Header)
+}
+
+// holderDead answers whether the request holding a running claim can no
+// longer finish it: its lease is over, or the replica that took it is dead
+// (RULINGS "Details for replicas": released within the timer lease). A
+// claim older than the replica column names none and waits for its lease.
+func (g *Guard) holderDead(ctx context.Context, rec *ent.IdempotencyRecord, now time.Time) (bool, error) {
+	if now.Sub(rec.ClaimedAt) >= lease {
+		return true, nil
+	}
+	if rec.Replica == "" || g.replica == nil {
+		return false, nil
+	}
+	alive, err := g.replica.IsAlive(ctx, rec.Replica)
+	if err != nil {
+		return false, fmt.Errorf("idempotency: %w", err)
+	}
+	return !alive, nil
+}
+
+// replicaID is the id claims of this process name ("" without a registry).
+func (g *Guard) replicaID() string {
+	if g.replica == nil {
+		return ""
+	}
+	return g.replica.ID()
 }
 
 func (g *Guard) insert(ctx context.Context, req request) (*claimed, error) {
@@ -82,7 +114,7 @@ func (g *Guard) insert(ctx context.Context, req request) (*claimed, error) {
 	err := g.db.InTx(ctx, func(tx *db.Tx) error {
 		rec, err := tx.IdempotencyRecord.Create().
 			SetScope(req.scope).SetKey(req.key).SetProcedure(req.procedure).SetFingerprint(req.fingerprint).
-			SetToken(c.token).SetClaimedAt(now).SetExpiresAt(now.Add(ttl)).Save(ctx)
+			SetToken(c.token).SetClaimedAt(now).SetExpiresAt(now.Add(ttl)).SetReplica(g.replicaID()).Save(ctx)
 		if err != nil {
 			return err
 		}
@@ -109,7 +141,7 @@ func (g *Guard) takeOver(ctx context.Context, req request, rec *ent.IdempotencyR
 			SetProcedure(req.procedure).SetFingerprint(req.fingerprint).SetToken(c.token).
 			SetState(idempotencyrecord.StateRunning).SetApplied(false).SetStatus(0).
 			SetContentType("").SetContentEncoding("").ClearBody().
-			SetClaimedAt(now).SetExpiresAt(now.Add(ttl)).Save(ctx)
+			SetClaimedAt(now).SetExpiresAt(now.Add(ttl)).SetReplica(g.replicaID()).Save(ctx)
 		return err
 	})
 	if err != nil {

@@ -247,15 +247,21 @@ func (s *Server) holdSession(ctx context.Context, userID, id string, release fun
 	}()
 }
 
-// endSession gives back the slot of session id, once.
+// endSession gives back the slot of session id, once. The slot is a row in
+// the database, so giving it back takes a moment: a DELETE and the session's
+// watcher may both end it, and the entry stays until release returns so that
+// whichever comes second waits in release (a sync.Once) for the row to go,
+// and the client may open its next session at once.
 func (s *Server) endSession(id string) {
 	s.mu.Lock()
 	release := s.slots[id]
-	delete(s.slots, id)
 	s.mu.Unlock()
 	if release != nil {
 		release()
 	}
+	s.mu.Lock()
+	delete(s.slots, id)
+	s.mu.Unlock()
 }
 
 // noteSession records which key opened a session. Every so often it forgets

@@ -140,8 +140,33 @@ func WithTracing(endpoint string) Option {
 // New starts a server for the test and stops it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	clock := &Clock{clockwork.NewFakeClockAt(time.Now().UTC().Truncate(time.Millisecond))}
-	d := dbtest.Open(t)
+	return start(t, time.Now().UTC().Truncate(time.Millisecond), nil, opts...)
+}
+
+// Replicas starts n servers on one database, as n replicas behind a load
+// balancer (RULINGS "Replicas and operations"): each has its own handle on
+// the database, its own replica id and its own clock, and the clocks start
+// at the same instant. A test that moves one replica's clock and not
+// another's ages the other's row in the replicas' registry, as a crash does.
+func Replicas(t testing.TB, n int, opts ...Option) []*Server {
+	t.Helper()
+	dsn := dbtest.DSN(t)
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	out := make([]*Server, n)
+	for i := range out {
+		out[i] = start(t, at, dbtest.OpenDSN(t, dsn), opts...)
+	}
+	return out
+}
+
+// start starts a server whose clock reads at, on d (a fresh database when
+// nil).
+func start(t testing.TB, at time.Time, d *db.DB, opts ...Option) *Server {
+	t.Helper()
+	clock := &Clock{clockwork.NewFakeClockAt(at)}
+	if d == nil {
+		d = dbtest.Open(t)
+	}
 	cfg := server.Config{
 		DB:         d,
 		Logger:     slog.New(slog.DiscardHandler),

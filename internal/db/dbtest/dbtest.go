@@ -28,7 +28,14 @@ const TestPostgresEnv = "SWITCHBOARD_TEST_POSTGRES"
 // own on that server, dropped when the test ends.
 func Open(t testing.TB) *db.DB {
 	t.Helper()
-	d, err := db.OpenMigrated(context.Background(), DSN(t))
+	return OpenDSN(t, DSN(t))
+}
+
+// OpenDSN opens dsn, a database DSN named, as Open does: another handle on
+// the same database stands for another replica (servertest.Replicas).
+func OpenDSN(t testing.TB, dsn string) *db.DB {
+	t.Helper()
+	d, err := db.OpenMigrated(context.Background(), dsn)
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}

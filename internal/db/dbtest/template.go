@@ -44,6 +44,10 @@ func fingerprint() (string, error) {
 	for _, v := range db.VersionNames() {
 		ddl.WriteString("\n-- version " + v)
 	}
+	// Likewise the tables PostgreSQL keeps unlogged, which ent's DDL omits.
+	for _, t := range db.Unlogged {
+		ddl.WriteString("\n-- unlogged " + t)
+	}
 	sum := sha256.Sum256(ddl.Bytes())
 	return hex.EncodeToString(sum[:6]), nil
 }
