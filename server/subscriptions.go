@@ -124,9 +124,13 @@ func subscriptions(h *house) []db.Subscription {
 		db.On(func(ctx context.Context, tx *db.Tx, ev developer.CapabilityDecided) error {
 			return s.hubAdmin.EnqueueCapabilityApproval(ctx, tx, ev.Pack, ev.Reason)
 		}),
-		// The event streams end with their credential, and the key cache
-		// forgets an ended key. (The MCP door follows an account's installs
-		// through the bus's store_changed below, written on any replica.)
+		// The MCP door follows an account's installs (its tool and prompt
+		// lists): here at once, so the install's answer means this replica's
+		// sessions have the tool, and on every other replica through the
+		// bus's store_changed below (mcp.Config.Hear). The event streams end
+		// with their credential, and the key cache forgets an ended key.
+		db.OnCommit(func(ctx context.Context, ev store.InstallsChanged) { h.door.Changed(ctx, ev.UserID) }),
+		db.OnCommit(func(ctx context.Context, ev capabilities.InstallsChanged) { h.door.Changed(ctx, ev.UserID) }),
 		db.OnCommit(func(_ context.Context, ev auth.CredentialEnded) {
 			if ev.Credential.KeyID != "" {
 				h.resolver.Forget()
