@@ -4,6 +4,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -152,6 +153,30 @@ type App struct {
 	tracing   *tracing
 	mu        sync.Mutex
 	closers   []func()
+	// drainers end the open streams with a reconnect hint (Drain).
+	drainers []func()
+	drained  bool
+}
+
+// Drain prepares a replica's shutdown once its listener has closed: every
+// open stream ends with a reconnect hint (SSE streams, the chat's, A2A's and
+// MCP's GET stream, get a retry: and an event: reconnect; Connect streams end
+// unavailable) and new ones are refused, while requests in flight go on and
+// the background work runs until Close. ctx bounds the work that may wait:
+// this is where the replica's timer leases are to be released, so that
+// another replica takes its timers at once rather than when they lapse.
+// Calling it again does nothing.
+func (a *App) Drain(ctx context.Context) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.drained {
+		return
+	}
+	a.drained = true
+	for _, drain := range a.drainers {
+		drain()
+	}
+	_ = ctx // the timer leases' release goes here (replicas issue, timers part)
 }
 
 // Close stops the background work, last started first, and ends the open

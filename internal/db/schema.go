@@ -135,7 +135,7 @@ func recordFingerprint(ctx context.Context, q queryer, dia string, fp string) er
 		stmt = "INSERT INTO " + SchemaTable + " (id, fingerprint, migrated_at) VALUES (1, $1, $2) " +
 			"ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, migrated_at = excluded.migrated_at"
 	}
-	_, err := q.ExecContext(ctx, stmt, fp, time.Now().UTC()) // not business time: a record of the migration itself
+	_, err := q.ExecContext(ctx, stmt, fp, time.Now().UTC()) //nolint:forbidigo // a record of the migration itself, not business time
 	return err
 }
 
