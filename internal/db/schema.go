@@ -122,21 +122,20 @@ func recordedFingerprint(ctx context.Context, q queryer, dia string) (string, er
 	return fp, rows.Err()
 }
 
-// recordFingerprint writes this build's fingerprint in q (a transaction, so
-// it commits with the DDL that made the schema so).
-func recordFingerprint(ctx context.Context, q queryer, dia string, fp string) error {
-	if _, err := q.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+SchemaTable+` (
-		id integer PRIMARY KEY, fingerprint text NOT NULL, migrated_at timestamp NOT NULL)`); err != nil {
-		return err
-	}
+// createSchemaTable makes the fingerprint's table when missing.
+const createSchemaTable = `CREATE TABLE IF NOT EXISTS ` + SchemaTable + ` (
+	id integer PRIMARY KEY, fingerprint text NOT NULL, migrated_at timestamp NOT NULL)`
+
+// recordFingerprint writes this build's fingerprint in q (ent's migration
+// transaction, so that it commits with the DDL that made the schema so).
+func recordFingerprint(ctx context.Context, q dialect.ExecQuerier, dia string, fp string) error {
 	stmt := "INSERT INTO " + SchemaTable + " (id, fingerprint, migrated_at) VALUES (1, ?, ?) " +
 		"ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, migrated_at = excluded.migrated_at"
 	if dia == dialect.Postgres {
 		stmt = "INSERT INTO " + SchemaTable + " (id, fingerprint, migrated_at) VALUES (1, $1, $2) " +
 			"ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, migrated_at = excluded.migrated_at"
 	}
-	_, err := q.ExecContext(ctx, stmt, fp, time.Now().UTC()) //nolint:forbidigo // a record of the migration itself, not business time
-	return err
+	return q.Exec(ctx, stmt, []any{fp, time.Now().UTC()}, nil) //nolint:forbidigo // a record of the migration itself, not business time
 }
 
 // Migrate applies this build's schema unless the database already carries
@@ -189,10 +188,10 @@ func migrate(ctx context.Context, client *ent.Client, sqlDB *sql.DB, dia string)
 		return false, err
 	}
 	// The fingerprint table exists before ent's transaction reads it.
-	if _, err := sqlDB.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+SchemaTable+` (
-		id integer PRIMARY KEY, fingerprint text NOT NULL, migrated_at timestamp NOT NULL)`); err != nil {
+	if _, err := sqlDB.ExecContext(ctx, createSchemaTable); err != nil {
 		return false, err
 	}
+	applied, skipped := false, false
 	hook := schema.WithApplyHook(func(next schema.Applier) schema.Applier {
 		return schema.ApplyFunc(func(ctx context.Context, conn dialect.ExecQuerier, plan *atlas.Plan) error {
 			// ent inspected before this transaction began: under its lock,
@@ -212,15 +211,25 @@ func migrate(ctx context.Context, client *ent.Client, sqlDB *sql.DB, dia string)
 				return err
 			}
 			if got == fp {
+				skipped = true
 				return nil
 			}
-			return next.Apply(ctx, conn, plan)
+			if err := next.Apply(ctx, conn, plan); err != nil {
+				return err
+			}
+			applied = true
+			return recordFingerprint(ctx, conn, dia, fp)
 		})
 	})
 	if err := client.Schema.Create(ctx, hook); err != nil {
 		return false, err
 	}
-	if err := recordFingerprint(ctx, sqlDB, dia, fp); err != nil {
+	if applied || skipped {
+		return applied, nil
+	}
+	// ent had nothing to change (the tables were already so, a database
+	// migrated before fingerprints were recorded): only the record is new.
+	if err := recordFingerprint(ctx, entsql.OpenDB(dia, sqlDB), dia, fp); err != nil {
 		return false, err
 	}
 	return true, nil
