@@ -16,7 +16,8 @@ import (
 // runs on SIGTERM once its listener has closed, ends every open stream with
 // a reconnect hint: the SSE chat stream (hijacked HTTP/1.1 and h2c) with a
 // last event reconnect, the Connect stream with unavailable, an A2A stream
-// with the reconnect event; a stream opened afterwards is refused 503.
+// and the MCP GET stream with the reconnect event; a stream opened afterwards
+// is refused 503.
 func TestDrainEndsStreamsWithAReconnectHint(t *testing.T) {
 	s, acct, a2aKey := setupA2A(t, servertest.WithHeartbeat(time.Hour))
 	chat := []string{"Authorization", "Bearer " + acct.NewKey("chat", "chat")}
@@ -30,6 +31,13 @@ func TestDrainEndsStreamsWithAReconnectHint(t *testing.T) {
 	if first := nextRaw(t, task)["result"].(map[string]any); first["kind"] != "task" {
 		t.Fatalf("first A2A event %v", first)
 	}
+
+	mcpStream := openStreamResponse(t, s, acct.NewKey("mcp", "mcp"))
+	mcpEvents := make(chan servertest.SSEEvent, 16)
+	go func() {
+		defer close(mcpEvents)
+		servertest.ParseSSE(mcpStream.Body, func(ev servertest.SSEEvent) { mcpEvents <- ev })
+	}()
 
 	s.App.Drain(context.Background())
 
@@ -50,6 +58,13 @@ func TestDrainEndsStreamsWithAReconnectHint(t *testing.T) {
 	}
 	if !ended(task) {
 		t.Error("the A2A stream did not end")
+	}
+	var mcpLast servertest.SSEEvent
+	for ev := range mcpEvents {
+		mcpLast = ev
+	}
+	if mcpLast.Event != events.TypeReconnect || mcpLast.Retry == "" {
+		t.Errorf("MCP GET stream: last event %+v, want %s with retry", mcpLast, events.TypeReconnect)
 	}
 	req, _ := http.NewRequest(http.MethodGet, s.URL+streamPath, nil)
 	req.Header.Set(chat[0], chat[1])
