@@ -227,8 +227,13 @@ func migrate(ctx context.Context, client *ent.Client, sqlDB *sql.DB, dia string)
 	if applied || skipped {
 		return applied, nil
 	}
-	// ent had nothing to change (the tables were already so, a database
-	// migrated before fingerprints were recorded): only the record is new.
+	// ent had nothing to change: another migrator committed the schema
+	// after this one looked (its fingerprint is there), or the tables were
+	// already so (a database migrated before fingerprints were recorded),
+	// and only the record is new.
+	if got, err := recordedFingerprint(ctx, sqlDB, dia); err != nil || got == fp {
+		return false, err
+	}
 	if err := recordFingerprint(ctx, entsql.OpenDB(dia, sqlDB), dia, fp); err != nil {
 		return false, err
 	}
