@@ -628,7 +628,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 // requests in flight finish, all within timeout; then the app closes
 // (serve's deferred calls).
 func shutdown(srv *http.Server, ln net.Listener, f *front, errc <-chan error, timeout time.Duration, logger *slog.Logger) error {
-	logger.Info("shutting down", "timeout", timeout.String())
+	logger.Info("shutting down", "shutdown_timeout", timeout.String())
 	f.draining.Store(true)
 	_ = ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
