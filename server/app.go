@@ -4,6 +4,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -165,6 +166,32 @@ type App struct {
 	tracing *tracing
 	mu      sync.Mutex
 	closers []func()
+	// drainers end the open streams with a reconnect hint (Drain).
+	drainers []func()
+	drained  bool
+}
+
+// Drain prepares a replica's shutdown once its listener has closed: every
+// open stream ends with a reconnect hint (SSE streams, the chat's, A2A's and
+// MCP's GET stream, get a retry: and an event: reconnect; Connect streams end
+// unavailable) and new ones are refused, and the durable timers stop with
+// their leases released, so another replica takes them at once rather than
+// when they lapse; requests in flight go on until Close. Calling it again
+// does nothing.
+func (a *App) Drain(ctx context.Context) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.drained {
+		return
+	}
+	a.drained = true
+	for _, drain := range a.drainers {
+		drain()
+	}
+	if a.Timers != nil {
+		a.Timers.Drain()
+	}
+	_ = ctx
 }
 
 // Close stops the background work, last started first, and ends the open

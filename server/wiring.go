@@ -207,6 +207,7 @@ func (h *house) build(app *App) error {
 	}
 	app.Events = h.bus
 	app.closers = append(app.closers, h.bus.Close)
+	app.drainers = append(app.drainers, h.bus.Drain)
 	if h.tracing, err = newTracing(cfg); err != nil {
 		return err
 	}
@@ -390,6 +391,7 @@ func (h *house) buildDoors(app *App) error {
 		return err
 	}
 	app.closers = append(app.closers, h.door.Close)
+	app.drainers = append(app.drainers, h.door.Drain)
 	// Keys that expire, or end on another replica: the bus's heartbeat check.
 	h.bus.Watch(events.Watcher{Open: h.door.OpenCredentials, End: h.door.EndStreams})
 	// process_retries runs on this dispatcher.

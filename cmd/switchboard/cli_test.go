@@ -50,9 +50,20 @@ func TestServeHelp(t *testing.T) {
 		}
 	}
 	for _, help := range []string{"--help", "help"} {
-		if code, stdout, _ := runBinary(t, help); code != 0 || !strings.HasPrefix(stdout, "usage: switchboard <command>") {
+		code, stdout, _ := runBinary(t, help)
+		if code != 0 || !strings.HasPrefix(stdout, "usage: switchboard <command>") {
 			t.Errorf("switchboard %s: exit %d, stdout %q", help, code, stdout)
 		}
+		// Issue 32: the operations commands are listed.
+		for _, cmd := range []string{"serve", "migrate", "backup", "restore", "version"} {
+			if !strings.Contains(stdout, "\n  "+cmd+" ") {
+				t.Errorf("switchboard %s does not list %s: %q", help, cmd, stdout)
+			}
+		}
+	}
+	if code, stdout, _ := runBinary(t, "serve", "-h"); code != 0 || !strings.Contains(stdout, "-migrate") ||
+		!strings.Contains(stdout, "SWITCHBOARD_MIGRATE") || !strings.Contains(stdout, "-shutdown-timeout") {
+		t.Errorf("serve -h lacks --migrate or --shutdown-timeout: %q", stdout)
 	}
 }
 
@@ -79,6 +90,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "--public-url", "sb.example.com"}, "", "--public-url", "Run 'switchboard serve -h' for its flags."},
 		{[]string{"serve", "--max-body-bytes", "0"}, "", "must be positive", "Run 'switchboard serve -h' for its flags."},
 		{[]string{"serve", "extra"}, "", "unexpected arguments: extra", "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve", "--shutdown-timeout", "0s"}, "", "must be positive", "Run 'switchboard serve -h' for its flags."},
+		{[]string{"serve"}, "SWITCHBOARD_MIGRATE=maybe", "SWITCHBOARD_MIGRATE", "Run 'switchboard serve -h' for its flags."},
+		{[]string{"backup"}, "", "switchboard backup: --to FILE is required", "Run 'switchboard backup -h' for its flags."},
+		{[]string{"migrate", "now"}, "", "switchboard migrate: unexpected arguments: now", "Run 'switchboard migrate -h' for its flags."},
 		{[]string{"serve"}, "SWITCHBOARD_HEARTBEAT=soon", "SWITCHBOARD_HEARTBEAT", "Run 'switchboard serve -h' for its flags."},
 		{[]string{"serve"}, "SWITCHBOARD_RATE_LIMIT_PER_MINUTE=many", "SWITCHBOARD_RATE_LIMIT_PER_MINUTE", "Run 'switchboard serve -h' for its flags."},
 	} {

@@ -91,7 +91,12 @@ const usage = `usage: switchboard <command> [flags]
 
 commands:
   serve     run the server (switchboard serve -h for flags)
+  migrate   apply this build's schema to the database and exit
+  backup    write a consistent copy of a SQLite database, also while it serves
+  restore   put a backup in place of a SQLite database that no server holds
   version   print the release version and the commit of the build
+
+Each command takes -h for its flags.
 `
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -101,6 +106,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "serve":
 		return serve(args[1:], stdout, stderr)
+	case "migrate":
+		return migrateCmd(args[1:], stdout)
+	case "backup":
+		return backupCmd(args[1:], stdout)
+	case "restore":
+		return restoreCmd(args[1:], stdout)
 	case "version", "--version", "-v":
 		if len(args) > 1 {
 			return mistake("", fmt.Errorf("version takes no arguments, not %q", strings.Join(args[1:], " ")))
@@ -153,6 +164,11 @@ type options struct {
 	// timerLease is how long a replica that stopped renewing its row still
 	// counts as alive (its stream slots, its idempotency claims).
 	timerLease time.Duration
+	// migrate is --migrate: migrate the schema at start (false: a replica
+	// that waits for `switchboard migrate`).
+	migrate bool
+	// shutdownTimeout bounds a graceful shutdown (--shutdown-timeout).
+	shutdownTimeout time.Duration
 }
 
 // parseServe reads the serve flags. A help request prints the usage to
@@ -170,8 +186,20 @@ func parseServe(args []string, stdout, _ io.Writer) (options, error) {
 		fs.PrintDefaults()
 	}
 	var o options
+	var err error
 	fs.StringVar(&o.addr, "addr", env("SWITCHBOARD_ADDR", "127.0.0.1:8080"), "listen address (SWITCHBOARD_ADDR)")
-	fs.StringVar(&o.dsn, "db", env("SWITCHBOARD_DB", "sqlite:./switchboard.db"), "database: sqlite:PATH or postgres://… (SWITCHBOARD_DB)")
+	dbFlag(fs, &o.dsn)
+	if o.migrate, err = envBoolDefault("SWITCHBOARD_MIGRATE", true); err != nil {
+		return o, mistake("serve", err)
+	}
+	fs.BoolVar(&o.migrate, "migrate", o.migrate,
+		"migrate the schema at start; false: wait (/readyz 503) until `switchboard migrate` has (SWITCHBOARD_MIGRATE)")
+	shutdown, err := time.ParseDuration(env("SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s"))
+	if err != nil {
+		return o, mistake("serve", fmt.Errorf("SWITCHBOARD_SHUTDOWN_TIMEOUT: %w", err))
+	}
+	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", shutdown,
+		"on SIGTERM, how long requests in flight have to finish before the process exits (SWITCHBOARD_SHUTDOWN_TIMEOUT)")
 	fs.StringVar(&o.logLevel, "log-level", env("SWITCHBOARD_LOG_LEVEL", "info"), "debug, info, warn or error (SWITCHBOARD_LOG_LEVEL)")
 	hb, err := time.ParseDuration(env("SWITCHBOARD_HEARTBEAT", "30s"))
 	if err != nil {
@@ -350,8 +378,8 @@ func parseServe(args []string, stdout, _ io.Writer) (options, error) {
 	}
 	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.guessRateLimit <= 0 ||
 		o.holdLimit < 0 || o.maxStreams <= 0 || o.maxMCPSessions <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.timerLease <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
-		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 {
-		return o, mistake("serve", errors.New("limits, the heartbeats, --timer-lease, --llm-context-tokens, --stale-after and --audit-retention must be positive"))
+		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 || o.shutdownTimeout <= 0 {
+		return o, mistake("serve", errors.New("limits, the heartbeats, --timer-lease, --llm-context-tokens, --stale-after, --audit-retention and --shutdown-timeout must be positive"))
 	}
 	if o.federation.Role != "standalone" && o.federation.Role != "hub" {
 		return o, mistake("serve", fmt.Errorf("--role must be standalone or hub, not %q", o.federation.Role))
@@ -472,10 +500,12 @@ func env(name, def string) string {
 	return def
 }
 
-func envBool(name string) (bool, error) {
+func envBool(name string) (bool, error) { return envBoolDefault(name, false) }
+
+func envBoolDefault(name string, def bool) (bool, error) {
 	v := env(name, "")
 	if v == "" {
-		return false, nil
+		return def, nil
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
@@ -518,7 +548,21 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	database, err := db.Open(ctx, o.dsn)
+	// A SQLite database is locked for as long as this process serves it, so
+	// that restore refuses to replace it underneath.
+	lock, err := lockDatabase(o.dsn, false)
+	if err != nil {
+		return err
+	}
+	if lock != nil {
+		defer lock.Close()
+	}
+	var database *db.DB
+	if o.migrate {
+		database, err = db.Open(ctx, o.dsn)
+	} else {
+		database, err = db.Connect(ctx, o.dsn)
+	}
 	if err != nil {
 		return err
 	}
@@ -530,19 +574,31 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		database.SQL.SetMaxOpenConns(o.dbMaxConns)
 		database.SQL.SetMaxIdleConns(min(o.dbMaxConns, 10))
 	}
-	handler, err := server.New(server.Config{
-		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat, EconomyHoldLimit: o.holdLimit, CronSecret: o.cronSecret,
-		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit, Heavy: o.heavyRateLimit,
-			Secret: o.guessRateLimit, StreamsPerKey: o.maxStreams, MCPSessionsPerKey: o.maxMCPSessions},
-		LLM: llm.New(o.llm), ContextTokens: o.llm.ContextTokens, AllowPrivateEndpoints: o.allowPrivate,
-		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
-		Executions: server.ExecutionConfig{PublicURL: o.publicURL},
-		Federation: o.federation, Tracing: server.TracingConfig{OTLPEndpoint: o.otlpEndpoint}, TimerLease: o.timerLease,
-	})
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
 	}
-	defer handler.Close()
+	listener := &onceCloser{Listener: ln}
+	url := dashboardURL(o.publicURL, ln.Addr())
+	f := &front{db: database, logger: logger,
+		build: func() (*server.App, error) {
+			return server.New(server.Config{
+				DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat, EconomyHoldLimit: o.holdLimit, CronSecret: o.cronSecret,
+				Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit, Heavy: o.heavyRateLimit,
+					Secret: o.guessRateLimit, StreamsPerKey: o.maxStreams, MCPSessionsPerKey: o.maxMCPSessions},
+				LLM: llm.New(o.llm), ContextTokens: o.llm.ContextTokens, AllowPrivateEndpoints: o.allowPrivate,
+				SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
+				Executions: server.ExecutionConfig{PublicURL: o.publicURL},
+				Federation: o.federation, Tracing: server.TracingConfig{OTLPEndpoint: o.otlpEndpoint}, TimerLease: o.timerLease,
+			})
+		},
+		built: func(*server.App) {
+			if err := logDashboard(ctx, logger, database, url); err != nil {
+				logger.Warn("looking for the owner", "err", err)
+			}
+		},
+	}
+	defer f.close()
 	if o.debugAddr != "" {
 		dbg, err := serveDebug(o.debugAddr, logger)
 		if err != nil {
@@ -550,38 +606,55 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		}
 		defer dbg.Close()
 	}
-	srv := newHTTPServer(handler, logger)
-	// Shutdown waits for requests to finish, and an event stream never does
-	// by itself: closing the app ends the streams.
-	srv.RegisterOnShutdown(handler.Close)
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return err
-	}
+	srv := newHTTPServer(f, logger)
 	logger.Info("switchboard listening", "addr", ln.Addr().String(), "db", db.Redact(o.dsn), "version", release.Read().String(),
 		"llm", o.llm.BaseURL != "", "allow_private_endpoints", o.allowPrivate,
-		"review_policy", o.reviewPolicy, "secret_key", o.secretKey != nil, "role", o.federation.Role)
+		"review_policy", o.reviewPolicy, "secret_key", o.secretKey != nil, "role", o.federation.Role, "migrate", o.migrate)
 	if o.federation.HeartbeatInterval < time.Hour || o.federation.HeartbeatInterval > 12*time.Hour {
 		// Accepted for tests; the documented range is what a hub expects.
 		logger.Warn("--heartbeat-interval is outside the documented 1h to 12h", "interval", o.federation.HeartbeatInterval)
 	}
-	if err := logDashboard(ctx, logger, database, dashboardURL(o.publicURL, ln.Addr())); err != nil {
-		return err
+	// The app is built now when the schema is current (always after a
+	// migration); otherwise it waits for `switchboard migrate`.
+	if err := f.ready(ctx); err != nil {
+		if o.migrate || !errors.Is(err, db.ErrSchemaNotCurrent) {
+			return err
+		}
+		logger.Warn("the database does not carry this build's schema: /readyz answers 503 until switchboard migrate has run", "err", err)
+		go f.await(ctx)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(listener) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	return shutdown(srv, listener, f, errc, o.shutdownTimeout, logger)
+}
+
+// shutdown drains the replica on SIGTERM: /readyz turns 503 and the
+// listener closes at once, the open streams end with a reconnect hint, the
+// requests in flight finish, all within timeout; then the app closes
+// (serve's deferred calls).
+func shutdown(srv *http.Server, ln net.Listener, f *front, errc <-chan error, timeout time.Duration, logger *slog.Logger) error {
+	logger.Info("shutting down", "shutdown_timeout", timeout.String())
+	f.draining.Store(true)
+	_ = ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	done := make(chan error, 1)
+	// Shutdown waits for the requests in flight; the streams, which never
+	// end by themselves, are ended meanwhile.
+	go func() { done <- srv.Shutdown(ctx) }()
+	if app := f.app.Load(); app != nil {
+		app.Drain(ctx)
 	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+	if err := <-done; err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("shutdown: requests still in flight after %s were cut: %w", timeout, err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 		return err
 	}
 	return nil

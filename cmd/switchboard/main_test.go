@@ -92,6 +92,24 @@ func TestParseServeDefaultsAndEnv(t *testing.T) {
 	}
 }
 
+// Issue 32: serve migrates at start unless --migrate=false (or
+// SWITCHBOARD_MIGRATE=false); --shutdown-timeout (SWITCHBOARD_SHUTDOWN_TIMEOUT)
+// is 20s by default, and the flag wins over the environment.
+func TestMigrateAndShutdownFlags(t *testing.T) {
+	o, err := parseServe(nil, io.Discard, io.Discard)
+	if err != nil || !o.migrate || o.shutdownTimeout != 20*time.Second {
+		t.Fatalf("defaults: migrate %v, shutdown timeout %v, %v", o.migrate, o.shutdownTimeout, err)
+	}
+	t.Setenv("SWITCHBOARD_MIGRATE", "false")
+	t.Setenv("SWITCHBOARD_SHUTDOWN_TIMEOUT", "45s")
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.migrate || o.shutdownTimeout != 45*time.Second {
+		t.Fatalf("env: migrate %v, shutdown timeout %v, %v", o.migrate, o.shutdownTimeout, err)
+	}
+	if o, err = parseServe([]string{"--migrate", "--shutdown-timeout", "5s"}, io.Discard, io.Discard); err != nil || !o.migrate || o.shutdownTimeout != 5*time.Second {
+		t.Fatalf("flags over env: migrate %v, shutdown timeout %v, %v", o.migrate, o.shutdownTimeout, err)
+	}
+}
+
 // TestFederationRateLimitFlag: issue 14 item 9: the federation class is 30
 // a minute by default, SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE sets it,
 // --federation-rate-limit-per-minute wins over the environment, and it must

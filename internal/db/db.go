@@ -47,6 +47,10 @@ func (d *DB) PostgresDSN() string {
 // migrates the schema.
 func Open(ctx context.Context, dsn string) (*DB, error) { return open(ctx, dsn, true) }
 
+// Connect opens a database without migrating it, for a replica started with
+// --migrate=false and for the commands that migrate or copy it themselves.
+func Connect(ctx context.Context, dsn string) (*DB, error) { return open(ctx, dsn, false) }
+
 // OpenMigrated opens a database that already carries this build's schema (a
 // copy of a migrated template, in tests) without running the migration, whose
 // inspection of every table is most of the cost of opening one.
@@ -79,7 +83,7 @@ func open(ctx context.Context, dsn string, migrating bool) (*DB, error) {
 	}
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dia, sqlDB)))
 	if migrating {
-		if err := migrate(ctx, client, sqlDB, dia); err != nil {
+		if _, err := migrate(ctx, client, sqlDB, dia); err != nil {
 			client.Close()
 			return nil, fmt.Errorf("db: migrate %s schema: %w", dia, err)
 		}
@@ -94,23 +98,8 @@ func open(ctx context.Context, dsn string, migrating bool) (*DB, error) {
 	return d, nil
 }
 
-// migrateMu serialises migrations in one process: ent's migration shares state
-// between clients and is not safe to run concurrently (parallel tests do).
+// migrateMu serialises migrations in one process (schema.go).
 var migrateMu sync.Mutex
-
-// migrate applies the schema versions ent cannot (versions.go), then ent's
-// auto-migration.
-func migrate(ctx context.Context, client *ent.Client, sqlDB *sql.DB, dia string) error {
-	migrateMu.Lock()
-	defer migrateMu.Unlock()
-	if err := migrateVersions(ctx, sqlDB, dia); err != nil {
-		return err
-	}
-	if err := client.Schema.Create(ctx); err != nil {
-		return err
-	}
-	return unlog(ctx, sqlDB, dia)
-}
 
 // Unlogged are the tables that are UNLOGGED on PostgreSQL: the rate
 // counters (server/gate), which every request writes; waiting for the

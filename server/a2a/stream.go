@@ -82,6 +82,13 @@ func (s *Service) streamOpen(w http.ResponseWriter, r *http.Request, req request
 		}
 		return nil
 	})
+	if events.Drained(err) {
+		// The replica is shutting down: the client resubscribes elsewhere.
+		if _, err := w.Write(events.ReconnectSSE()); err == nil {
+			_ = rc.Flush()
+		}
+		return
+	}
 	var refusal *apperr.Error
 	if !errors.Is(err, errFinished) && !errors.Is(err, events.ErrDropped) && !errors.Is(err, events.ErrClosed) && errors.As(err, &refusal) {
 		// The key was deactivated or deleted (RULINGS "Streams and credentials").

@@ -400,3 +400,38 @@ func (b *Bus) pruneLoop(ctx context.Context) {
 		}
 	}
 }
+
+// TypeReconnect is the last SSE event of a stream that a replica shutting
+// down ends: the client reconnects (after the retry: the event carries, as
+// every event does) with its Last-Event-ID, to another replica. It is never
+// stored, and a Connect stream gets unavailable instead.
+const TypeReconnect = "reconnect"
+
+// draining is why Drain ended a stream.
+var draining = func() *ended {
+	f, err := newFrame(0, &switchboardv1.ChatEvent{Type: TypeReconnect})
+	if err != nil {
+		panic(err) // a constant event always encodes
+	}
+	return &ended{err: unavailable("the server is shutting down; reconnect with last_event_id"), frame: f}
+}()
+
+// ReconnectSSE is the reconnect event as an SSE frame, for the streams of
+// other protocols (A2A) that end on Drain.
+func ReconnectSSE() []byte { return draining.frame.SSE }
+
+// Drained reports whether err (from Pump) is the end Drain gave a stream.
+func Drained(err error) bool {
+	var why *ended
+	return errors.As(err, &why) && why == draining
+}
+
+// Drain ends every open stream with the reconnect hint (SSE: the reconnect
+// event; Connect: unavailable) and refuses new ones, for a replica shutting
+// down; Publish and the background work go on until Close.
+func (b *Bus) Drain() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.removeWhere(func(*Subscription) bool { return true }, func(s *Subscription) { s.revoke(draining) })
+}

@@ -111,6 +111,8 @@ type Server struct {
 	briefed  map[string]time.Time // last briefing per account
 	keyOf    map[string]string    // session id → the key that opened it
 	slots    map[string]func()    // session id → gives back its session slot
+	streams  map[*getStream]bool  // the open GET streams (drain.go)
+	draining bool                 // Drain has run
 }
 
 // account is one account's SDK server and the store tools it holds now.
@@ -191,6 +193,11 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request) error {
 	release, err := s.take(r)
 	if err != nil {
 		return err
+	}
+	if r.Method == http.MethodGet {
+		var done func()
+		w, r, done = s.drainable(w, r)
+		defer done()
 	}
 	sw := &sessionWriter{ResponseWriter: w, opened: func(id string) { s.noteSession(id, p.KeyID) }}
 	withCaller(p, auth.ClientFrom(r.Context()), s.sessions).ServeHTTP(sw, r)

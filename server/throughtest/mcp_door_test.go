@@ -287,6 +287,18 @@ func TestResourcesAndPackPrompts(t *testing.T) {
 // of Streamable HTTP), and answers a channel that is told when the stream ends.
 func openStream(t *testing.T, srv *servertest.Server, key string) <-chan error {
 	t.Helper()
+	stream := openStreamResponse(t, srv, key)
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, bufio.NewReader(stream.Body))
+		ended <- err
+	}()
+	return ended
+}
+
+// openStreamResponse opens a session with key and answers its GET stream.
+func openStreamResponse(t *testing.T, srv *servertest.Server, key string) *http.Response {
+	t.Helper()
 	post := func(body, session string) (int, http.Header) {
 		req, _ := http.NewRequest("POST", srv.URL+"/api/mcp", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -324,12 +336,7 @@ func openStream(t *testing.T, srv *servertest.Server, key string) <-chan error {
 	if stream.StatusCode != http.StatusOK {
 		t.Fatalf("GET stream: %d", stream.StatusCode)
 	}
-	ended := make(chan error, 1)
-	go func() {
-		_, err := io.Copy(io.Discard, bufio.NewReader(stream.Body))
-		ended <- err
-	}()
-	return ended
+	return stream
 }
 
 func keyID(t *testing.T, acct *servertest.Account, label string) string {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/switchboard-hq/switchboard/internal/db"
 )
 
 // A CREATE DATABASE from the template costs about half a second on
@@ -28,7 +30,7 @@ import (
 // recycler is one process's free copies of one template.
 type recycler struct {
 	dsn string
-	// tables are the template's tables, all empty but schema_migrations.
+	// tables are the template's tables, all empty but schema_migrations and db.SchemaTable.
 	tables    []string
 	sequences []string
 	catalog   string
@@ -96,7 +98,7 @@ func newRecycler(dsn, fresh string) (*recycler, error) {
 	defer conn.Close()
 	ctx := context.Background()
 	if r.tables, err = column(ctx, conn, `SELECT format('%I.%I', schemaname, tablename) FROM pg_tables
-		WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY 1`); err != nil {
+		WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', '`+db.SchemaTable+`') ORDER BY 1`); err != nil {
 		return nil, err
 	}
 	if r.sequences, err = column(ctx, conn, `SELECT format('%I.%I', schemaname, sequencename) FROM pg_sequences

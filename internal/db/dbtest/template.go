@@ -1,21 +1,13 @@
 package dbtest
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
 
-	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
-
-	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
 )
 
@@ -24,32 +16,14 @@ import (
 // template is named by a fingerprint of the schema, so a changed schema gets a
 // new template and parallel test processes of one build share theirs.
 
-var fingerprintOnce = sync.OnceValues(fingerprint)
-
-// fingerprint hashes the DDL ent would run on an empty database and the
-// schema versions: any change to the schema changes it.
-func fingerprint() (string, error) {
-	sqlDB, err := sql.Open("sqlite3", "file:fingerprint?mode=memory&_fk=1")
+// fingerprintOnce names the templates by the schema's fingerprint, shortened
+// (to 16 digits since templates carry db.SchemaTable: older ones had 12).
+func fingerprintOnce() (string, error) {
+	fp, err := db.Fingerprint()
 	if err != nil {
 		return "", err
 	}
-	defer sqlDB.Close()
-	client := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, sqlDB)))
-	var ddl bytes.Buffer
-	if err := client.Schema.WriteTo(context.Background(), &ddl); err != nil {
-		return "", fmt.Errorf("dbtest: schema fingerprint: %w", err)
-	}
-	// The schema versions run before ent's migration: a new one makes a new
-	// template even when ent's schema is unchanged.
-	for _, v := range db.VersionNames() {
-		ddl.WriteString("\n-- version " + v)
-	}
-	// Likewise the tables PostgreSQL keeps unlogged, which ent's DDL omits.
-	for _, t := range db.Unlogged {
-		ddl.WriteString("\n-- unlogged " + t)
-	}
-	sum := sha256.Sum256(ddl.Bytes())
-	return hex.EncodeToString(sum[:6]), nil
+	return fp[:16], nil
 }
 
 var sqliteTemplateOnce = sync.OnceValues(sqliteTemplate)
