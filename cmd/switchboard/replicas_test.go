@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -119,17 +121,26 @@ func balancer(t *testing.T, replicas []*replicaProc) string {
 
 // retryable are the answers a client may see through the balancer while a
 // replica dies (RULINGS "Replicas and operations", details): a cut
-// connection, 502, 503 or 504; a retry with the same Idempotency-Key may
-// also meet 409 while the first attempt's claim is still held.
-func retryable(status int, err error, retry bool) bool {
+// connection, 502, 503 or 504; and a retry with the same Idempotency-Key
+// meets 409 while the first attempt's claim is still held (RULINGS
+// "Idempotency"), at most --timer-lease after its replica died. Go's
+// transport itself resends a keyed request whose connection was cut before
+// the answer, so a 409 may come to what the caller sent once.
+func retryable(status int, err error, body []byte) bool {
 	return err != nil || status == http.StatusBadGateway || status == http.StatusServiceUnavailable ||
-		status == http.StatusGatewayTimeout || retry && status == http.StatusConflict
+		status == http.StatusGatewayTimeout || status == http.StatusConflict && strings.Contains(string(body), "Idempotency-Key is still running")
 }
 
+// tookEffect is the answer to a keyed retry whose first attempt committed
+// on a replica that died before it recorded the answer: the change is in,
+// its answer is lost, and no retry will get it.
+const tookEffect = "took effect but its answer was not recorded"
+
 // keyedPost sends body to path with one Idempotency-Key until it is
-// answered 2xx, retrying what retryable admits; anything else, or no answer
-// within the bound, fails the test.
-func keyedPost(t *testing.T, base, key, path, body string, seen func(status int, err error)) map[string]any {
+// answered 2xx, retrying what retryable admits; it answers the body, or nil
+// with lost when the change took effect without an answer. Anything else,
+// or no answer within the bound, fails the test.
+func keyedPost(t *testing.T, base, key, path, body string, seen func(status int, err error)) (m map[string]any, lost bool) {
 	hc := &http.Client{Timeout: 15 * time.Second}
 	idem := ids.New()
 	deadline := time.Now().Add(60 * time.Second)
@@ -148,24 +159,53 @@ func keyedPost(t *testing.T, base, key, path, body string, seen func(status int,
 		}
 		seen(status, err)
 		if err == nil && status/100 == 2 {
-			var m map[string]any
 			if jerr := json.Unmarshal(data, &m); jerr != nil {
 				t.Errorf("POST %s: %d %s", path, status, data)
 			}
-			return m
+			return m, false
 		}
-		if !retryable(status, err, attempt > 0) || time.Now().After(deadline) {
+		if status == http.StatusConflict && strings.Contains(string(data), tookEffect) {
+			return nil, true
+		}
+		if !retryable(status, err, data) || time.Now().After(deadline) {
 			t.Errorf("POST %s (attempt %d): %d %v %s", path, attempt+1, status, err, data)
-			return nil
+			return nil, false
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
+// eventLog keeps what a reader received, never blocking it: a reader that
+// stalls would be dropped by the server as slow and fall behind the
+// retention of its account's events, which is not what this test measures.
+type eventLog struct {
+	mu  sync.Mutex
+	evs []servertest.SSEEvent
+	// resumed are the Last-Event-IDs the reader reconnected with.
+	resumed []string
+	// connected is closed when the first stream said connected: events
+	// from then on are the reader's.
+	connected chan struct{}
+	once      sync.Once
+}
+
+func (l *eventLog) add(ev servertest.SSEEvent) {
+	l.mu.Lock()
+	l.evs = append(l.evs, ev)
+	l.mu.Unlock()
+}
+
+// since answers the events after the first n.
+func (l *eventLog) since(n int) []servertest.SSEEvent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.evs[n:])
+}
+
 // resumingStream reads the chat stream through base, reconnecting with
-// Last-Event-ID whenever it is cut, until ctx ends; it hands over every
-// event with an id.
-func resumingStream(ctx context.Context, t *testing.T, base, key string, out chan<- servertest.SSEEvent) {
+// Last-Event-ID whenever it is cut, until ctx ends; it logs every event with
+// an id.
+func resumingStream(ctx context.Context, t *testing.T, base, key string, out *eventLog) {
 	last := ""
 	hc := &http.Client{} // a stream has no overall time-out; ctx ends it
 	for ctx.Err() == nil {
@@ -173,12 +213,15 @@ func resumingStream(ctx context.Context, t *testing.T, base, key string, out cha
 		req.Header.Set("Authorization", "Bearer "+key)
 		if last != "" {
 			req.Header.Set("Last-Event-ID", last)
+			out.mu.Lock()
+			out.resumed = append(out.resumed, last)
+			out.mu.Unlock()
 		}
 		res, err := hc.Do(req)
 		if err != nil || res.StatusCode != http.StatusOK {
 			if err == nil {
 				_ = res.Body.Close()
-				if !retryable(res.StatusCode, nil, false) {
+				if !retryable(res.StatusCode, nil, nil) {
 					t.Errorf("stream: %d", res.StatusCode)
 					return
 				}
@@ -187,9 +230,12 @@ func resumingStream(ctx context.Context, t *testing.T, base, key string, out cha
 			continue
 		}
 		servertest.ParseSSE(bufio.NewReader(res.Body), func(ev servertest.SSEEvent) {
+			if ev.Event == "connected" {
+				out.once.Do(func() { close(out.connected) })
+			}
 			if ev.HasID {
 				last = ev.ID
-				out <- ev
+				out.add(ev)
 			}
 		})
 		_ = res.Body.Close()
@@ -256,10 +302,17 @@ func TestThreeReplicasBehindABalancer(t *testing.T) {
 	var streams sync.WaitGroup
 	defer streams.Wait()
 	defer stopStreams()
-	readers := make([]chan servertest.SSEEvent, 3)
+	readers := make([]*eventLog, 3)
 	for i := range readers {
-		readers[i] = make(chan servertest.SSEEvent, 4096)
+		readers[i] = &eventLog{connected: make(chan struct{})}
 		streams.Go(func() { resumingStream(streamCtx, t, lb, key, readers[i]) })
+	}
+	for i, r := range readers {
+		select {
+		case <-r.connected:
+		case <-time.After(servertest.StreamTimeout):
+			t.Fatalf("reader %d did not connect", i+1)
+		}
 	}
 
 	// The load: writers of queue items and one sender of chat messages,
@@ -274,7 +327,10 @@ func TestThreeReplicasBehindABalancer(t *testing.T) {
 					return
 				default:
 				}
-				m := keyedPost(t, lb, key, "/api/v2/queue", fmt.Sprintf(`{"title":"load %d-%d"}`, w, n), seen)
+				m, lost := keyedPost(t, lb, key, "/api/v2/queue", fmt.Sprintf(`{"title":"load %d-%d"}`, w, n), seen)
+				if lost {
+					continue
+				}
 				if m == nil {
 					return
 				}
@@ -292,7 +348,10 @@ func TestThreeReplicasBehindABalancer(t *testing.T) {
 				return
 			default:
 			}
-			m := keyedPost(t, lb, key, "/api/v2/shared-chat/send", fmt.Sprintf(`{"content":"message %d"}`, n), seen)
+			m, lost := keyedPost(t, lb, key, "/api/v2/shared-chat/send", fmt.Sprintf(`{"content":"message %d"}`, n), seen)
+			if lost {
+				continue
+			}
 			if m == nil {
 				return
 			}
@@ -334,29 +393,56 @@ func TestThreeReplicasBehindABalancer(t *testing.T) {
 	for i, events := range readers {
 		got := map[string]int{}
 		ids := map[string]bool{}
-		within(t, 30*time.Second, fmt.Sprintf("reader %d's messages", i+1), func() bool {
-			for {
-				select {
-				case ev := <-events:
-					if ids[ev.ID] {
-						t.Fatalf("reader %d: event %s twice", i+1, ev.ID)
+		missing := func() string {
+			n, first := 0, ""
+			for _, m := range messages {
+				if got[m] == 0 {
+					if n == 0 {
+						first = m
 					}
-					ids[ev.ID] = true
-					if ev.Event == "new_message" {
-						msg, _ := ev.JSON(t)["message"].(map[string]any)
-						id, _ := msg["id"].(string)
-						got[id]++
-					}
-				default:
-					for _, m := range messages {
-						if got[m] == 0 {
-							return false
-						}
-					}
-					return true
+					n++
 				}
 			}
-		})
+			events.mu.Lock()
+			resumed := slices.Clone(events.resumed)
+			events.mu.Unlock()
+			// Where the missing message's event is stored, and what the
+			// reader saw around it.
+			stored, near := int64(0), []string{}
+			if rows, err := d.StreamEvent.Query().All(context.Background()); err == nil {
+				for _, r := range rows {
+					if first != "" && bytes.Contains(r.Payload, []byte(first)) {
+						stored = r.ID
+					}
+				}
+				for id := stored - 3; stored > 0 && id <= stored+3; id++ {
+					near = append(near, fmt.Sprintf("%d:%v", id, ids[fmt.Sprint(id)]))
+				}
+			}
+			first = fmt.Sprintf("%s, stored as event %d, seen around it %v", first, stored, near)
+			return fmt.Sprintf("%d of %d messages missing (the first %s); %d events seen; resumed after %v", n, len(messages), first, len(ids), resumed)
+		}
+		read := 0
+		within(t, 30*time.Second, fmt.Sprintf("reader %d's messages", i+1), func() bool {
+			for _, ev := range events.since(read) {
+				read++
+				if ids[ev.ID] {
+					t.Fatalf("reader %d: event %s twice", i+1, ev.ID)
+				}
+				ids[ev.ID] = true
+				if ev.Event == "new_message" {
+					msg, _ := ev.JSON(t)["message"].(map[string]any)
+					id, _ := msg["id"].(string)
+					got[id]++
+				}
+			}
+			for _, m := range messages {
+				if got[m] == 0 {
+					return false
+				}
+			}
+			return true
+		}, missing)
 		for id, n := range got {
 			if n != 1 {
 				t.Fatalf("reader %d: message %s %d times", i+1, id, n)
