@@ -79,6 +79,7 @@ func Start(clock clockwork.Clock, c *ent.Client, t Timer, failed func(ctx contex
 		if err != nil || !ok {
 			return next, err
 		}
+		alarm.Fired(ctx)
 		return next, t.Run(ctx)
 	}, failed)
 }

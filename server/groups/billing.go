@@ -227,7 +227,10 @@ const renewalPoll = time.Hour
 // team plans renewed when they are due, on the injected clock.
 func (s *Core) StartRenewals(clock clockwork.Clock) *alarm.Loop {
 	return alarm.Start(clock, renewalPoll, func(ctx context.Context) (time.Time, error) {
-		_, next, err := s.RenewDue(ctx)
+		n, next, err := s.RenewDue(ctx)
+		if n > 0 {
+			alarm.Fired(ctx)
+		}
 		return next, err
 	}, func(ctx context.Context, err error) {
 		s.Logger.ErrorContext(ctx, "groups: renewal pass", "error", err)

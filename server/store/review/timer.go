@@ -91,7 +91,11 @@ type Timer struct {
 	svc   *Service
 	alarm *alarm.Alarm
 	done  chan struct{}
+	fires alarm.Fires
 }
+
+// Fires is how many passes confirmed a review (the metrics' timer count).
+func (t *Timer) Fires() uint64 { return t.fires.Count() }
 
 // StartTimer starts the service's timer; Close stops it.
 func (s *Service) StartTimer(clock clockwork.Clock) *Timer {
@@ -130,6 +134,7 @@ func (t *Timer) run() {
 		case err != nil && ctx.Err() == nil:
 			t.svc.Log.ErrorContext(ctx, "review timer: auto-confirm", "err", err)
 		case n > 0:
+			t.fires.Add()
 			t.svc.Log.InfoContext(ctx, "review timer: auto-confirmed", "count", n)
 		}
 		if err == nil && !next.IsZero() {
