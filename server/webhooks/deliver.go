@@ -50,10 +50,11 @@ const (
 )
 
 // outcomeNames are the outcomes the metrics count (all but skipped), as
-// the audit's process_retries names them.
+// the audit's process_retries names them: the row's status where the
+// outcome is one.
 var outcomeNames = [outcomes]string{
-	deferred: "deferred", cancelled: "cancelled", delivered: "delivered",
-	retryPending: "retry_pending", retryExhausted: "retry_exhausted",
+	deferred: "deferred", cancelled: string(webhookdelivery.StatusCancelled), delivered: string(webhookdelivery.StatusDelivered),
+	retryPending: "retry_pending", retryExhausted: string(webhookdelivery.StatusRetryExhausted),
 }
 
 // Outcomes is how many attempts of this dispatcher ended in each outcome,
