@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/metrics"
 	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
@@ -77,6 +78,12 @@ type Config struct {
 	Federation FederationConfig
 	// Tracing is --otlp-endpoint; off when its endpoint is empty.
 	Tracing TracingConfig
+	// Metrics is this server's registry (GET /metrics), one per server: the
+	// binary serves the same on --debug-addr. New makes one when nil.
+	Metrics *metrics.Metrics
+	// MetricsToken is --metrics-token: when set, the main address also
+	// serves GET /metrics to "Authorization: Bearer <token>".
+	MetricsToken string
 }
 
 // FederationConfig is --role and the federation timings (flags, so tests
@@ -117,6 +124,9 @@ func (c *Config) defaults() {
 	c.now = func() time.Time { return clock.Now().UTC() }
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = 30 * time.Second
+	}
+	if c.Metrics == nil {
+		c.Metrics = metrics.New()
 	}
 }
 
@@ -190,5 +200,9 @@ func New(cfg Config) (*App, error) {
 	}
 	app.Handler = handler
 	h.start(app)
+	if err := h.measure(app); err != nil {
+		app.Close()
+		return nil, err
+	}
 	return app, nil
 }

@@ -403,7 +403,7 @@ func terminate(t *testing.T, cmd *exec.Cmd, what string) {
 func TestDebugAddrIsLoopbackOnly(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
 	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0", "example.com:0"} {
-		if srv, err := serveDebug(addr, logger); err == nil {
+		if srv, err := serveDebug(addr, logger, http.NotFoundHandler()); err == nil {
 			srv.Close()
 			t.Errorf("serveDebug(%q) accepted a non-loopback address", addr)
 		}
@@ -414,7 +414,7 @@ func TestDebugAddrIsLoopbackOnly(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	srv, err := serveDebug(addr, logger)
+	srv, err := serveDebug(addr, logger, http.NotFoundHandler())
 	if err != nil {
 		t.Fatal(err)
 	}
