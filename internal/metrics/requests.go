@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -117,8 +118,9 @@ func (rt *route) labels(r *http.Request, rec *recorder) (protocol, code, procedu
 
 // connectCode is the code a Connect-family answer carried: what the
 // handler or the error writer recorded, else gRPC's status header (a
-// trailers-only refusal), else what a Connect client reads from the HTTP
-// status of an answer without a Connect body.
+// trailers-only refusal), else the code a Connect error body names (one
+// connect-go writes itself, such as a body it cannot decode), else the code
+// the HTTP status most often stands for.
 func (rt *route) connectCode(rec *recorder, status int) string {
 	if rt.code != "" {
 		return rt.code
@@ -128,19 +130,29 @@ func (rt *route) connectCode(rec *recorder, status int) string {
 			return codeName(connect.Code(n))
 		}
 	}
-	switch status {
-	case http.StatusOK:
+	if status == http.StatusOK {
 		return "ok"
-	case http.StatusUnauthorized:
-		return connect.CodeUnauthenticated.String()
-	case http.StatusForbidden:
-		return connect.CodePermissionDenied.String()
-	case http.StatusNotFound:
-		return connect.CodeUnimplemented.String()
-	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return connect.CodeUnavailable.String()
+	}
+	var body struct{ Code string }
+	if json.Unmarshal(rec.errBody, &body) == nil && body.Code != "" {
+		return body.Code
+	}
+	if c, ok := byStatus[status]; ok {
+		return c.String()
 	}
 	return connect.CodeUnknown.String()
+}
+
+// byStatus is the code an error of the Connect protocol most often carries
+// with each HTTP status (Connect's table read backwards), for an answer
+// whose body did not name it.
+var byStatus = map[int]connect.Code{
+	http.StatusBadRequest: connect.CodeInvalidArgument, http.StatusUnauthorized: connect.CodeUnauthenticated,
+	http.StatusForbidden: connect.CodePermissionDenied, http.StatusNotFound: connect.CodeNotFound,
+	http.StatusConflict: connect.CodeAlreadyExists, http.StatusTooManyRequests: connect.CodeResourceExhausted,
+	499: connect.CodeCanceled, http.StatusInternalServerError: connect.CodeInternal,
+	http.StatusNotImplemented: connect.CodeUnimplemented, http.StatusServiceUnavailable: connect.CodeUnavailable,
+	http.StatusGatewayTimeout: connect.CodeDeadlineExceeded,
 }
 
 // codeName is a code's name, "ok" for zero (connect.Code names none).
@@ -189,10 +201,16 @@ func (interceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) conne
 	}
 }
 
-// recorder keeps the status a handler wrote.
+// errBodyMax bounds what the recorder keeps of an error's body: a Connect
+// error's code comes first, well within it.
+const errBodyMax = 1024
+
+// recorder keeps the status a handler wrote and the start of an error's
+// body (where a Connect error names its code).
 type recorder struct {
 	http.ResponseWriter
-	status int
+	status  int
+	errBody []byte
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -205,6 +223,9 @@ func (r *recorder) WriteHeader(code int) {
 func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
+	}
+	if r.status != http.StatusOK && len(r.errBody) < errBodyMax {
+		r.errBody = append(r.errBody, b[:min(len(b), errBodyMax-len(r.errBody))]...)
 	}
 	return r.ResponseWriter.Write(b)
 }

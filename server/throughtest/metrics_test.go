@@ -163,10 +163,17 @@ func TestMetricsRequests(t *testing.T) {
 		servertest.WantCode(t, err, connect.CodeUnauthenticated)
 	}
 
+	// A body connect-go cannot decode is refused before any interceptor:
+	// the code comes from the error it wrote.
+	if res := s.WithKey(key).Do(http.MethodPost, get, "{", "Content-Type", "application/json"); res.Status != http.StatusBadRequest {
+		t.Fatalf("undecodable Connect body: %d %s", res.Status, res.Body)
+	}
+
 	fams := scrape(t, s)
 	for _, c := range []struct {
 		procedure, protocol, code string
 	}{
+		{get, "connect", "invalid_argument"},
 		{get, "rest", "200"}, {get, "rest", "401"}, {"other", "http", "404"},
 		{get, "connect", "ok"}, {get, "connect", "unauthenticated"},
 		{get, "grpc", "ok"}, {get, "grpc", "unauthenticated"},
@@ -176,9 +183,9 @@ func TestMetricsRequests(t *testing.T) {
 			t.Errorf("requests_total{%s,%s,%s} = %v, want 1", c.procedure, c.protocol, c.code, v)
 		}
 	}
-	for _, protocol := range []string{"rest", "connect", "grpc", "grpcweb"} {
-		if v := value(t, fams, "request_duration_seconds", "procedure", get, "protocol", protocol); v != 2 {
-			t.Errorf("request_duration_seconds{%s} counted %v requests, want 2", protocol, v)
+	for protocol, want := range map[string]float64{"rest": 2, "connect": 3, "grpc": 2, "grpcweb": 2} {
+		if v := value(t, fams, "request_duration_seconds", "procedure", get, "protocol", protocol); v != want {
+			t.Errorf("request_duration_seconds{%s} counted %v requests, want %v", protocol, v, want)
 		}
 	}
 	// No series is named by a raw path.
