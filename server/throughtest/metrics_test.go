@@ -1,6 +1,7 @@
 package throughtest
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -207,7 +208,8 @@ func TestMetricsStreamsOpen(t *testing.T) {
 	t.Parallel()
 	// A hijacked stream learns its client left at the next heartbeat.
 	s := servertest.New(t, servertest.WithMetricsToken(metricsToken), servertest.WithHeartbeat(50*time.Millisecond))
-	api := s.WithKey(s.SignUp("ann").NewKey("agent"))
+	key := s.SignUp("ann").NewKey("agent")
+	api := s.WithKey(key)
 	if v := value(t, scrape(t, s), "streams_open"); v != 0 {
 		t.Fatalf("streams_open = %v before any stream", v)
 	}
@@ -221,6 +223,22 @@ func TestMetricsStreamsOpen(t *testing.T) {
 	// The ended stream is one request of its procedure, outside REST.
 	waitValue(t, s, 1, "requests_total", "procedure", switchboardv1connect.EventServiceStreamEventsProcedure,
 		"protocol", "http", "code", "200")
+
+	// The Connect twin: open while it runs, closed when the client leaves.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	c := switchboardv1connect.NewEventServiceClient(s.HTTP, s.URL, connect.WithInterceptors(servertest.BearerInterceptor(key)))
+	stream, err := c.StreamEvents(ctx, &switchboardv1.StreamEventsRequest{})
+	if err != nil || !stream.Receive() {
+		t.Fatalf("Connect stream: %v %v", err, stream.Err())
+	}
+	if v := value(t, scrape(t, s), "streams_open"); v != 1 {
+		t.Fatalf("streams_open = %v with the Connect stream open", v)
+	}
+	cancel()
+	_ = stream.Close()
+	waitValue(t, s, 0, "streams_open")
+	waitValue(t, s, 1, "requests_total", "procedure", switchboardv1connect.EventServiceStreamEventsProcedure, "protocol", "connect")
 }
 
 // RULINGS "Replicas and operations": the outbox's depth and its delivery
