@@ -78,11 +78,12 @@ func (m *Metrics) Requests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt := &route{}
 		rec := &recorder{ResponseWriter: w}
-		start := time.Now() //nolint:forbidigo // request latency, real time, not business time
+		// Latency is real time, not the injected business clock.
+		start := time.Now()
 		defer func() {
 			protocol, code, procedure := rt.labels(r, rec)
 			m.requests.WithLabelValues(procedure, protocol, code).Inc()
-			m.duration.WithLabelValues(procedure, protocol).Observe(time.Since(start).Seconds()) //nolint:forbidigo // latency, real time
+			m.duration.WithLabelValues(procedure, protocol).Observe(time.Since(start).Seconds())
 		}()
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeKey{}, rt)))
 	})
