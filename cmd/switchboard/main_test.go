@@ -399,7 +399,7 @@ func terminate(t *testing.T, cmd *exec.Cmd, what string) {
 	}
 }
 
-// The debug listener exists for benchmarks (bench/README.md): loopback only.
+// The debug listener exists for benchmarks (bench/README.md) and scrapers: loopback only.
 func TestDebugAddrIsLoopbackOnly(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
 	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0", "example.com:0"} {
