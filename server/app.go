@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/metrics"
 	"github.com/switchboard-hq/switchboard/internal/replica"
 	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/server/assistant"
@@ -85,6 +86,12 @@ type Config struct {
 	// that long after a crash), and how long a durable timer's lease lasts
 	// unless renewed (internal/timers); replica.DefaultLease when zero.
 	TimerLease time.Duration
+	// Metrics is this server's registry (GET /metrics), one per server: the
+	// binary serves the same on --debug-addr. New makes one when nil.
+	Metrics *metrics.Metrics
+	// MetricsToken is --metrics-token: when set, the main address also
+	// serves GET /metrics to "Authorization: Bearer <token>".
+	MetricsToken string
 }
 
 // FederationConfig is --role and the federation timings (flags, so tests
@@ -125,6 +132,9 @@ func (c *Config) defaults() {
 	c.now = func() time.Time { return clock.Now().UTC() }
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = 30 * time.Second
+	}
+	if c.Metrics == nil {
+		c.Metrics = metrics.New()
 	}
 }
 
@@ -230,5 +240,9 @@ func New(cfg Config) (*App, error) {
 	}
 	app.Handler = handler
 	h.start(app)
+	if err := h.measure(app); err != nil {
+		app.Close()
+		return nil, err
+	}
 	return app, nil
 }

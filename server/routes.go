@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/gen/openapi"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/metrics"
 	"github.com/switchboard-hq/switchboard/internal/release"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/a2a"
@@ -54,8 +55,9 @@ func connectOptions(cfg Config, tr *tracing) []connect.HandlerOption {
 	// Tracing outermost: its spans see the mapped errors' codes.
 	opts := tr.handlerOptions()
 	opts = append(opts,
-		// Errors outermost, so the input check's refusals are mapped too.
-		connect.WithInterceptors(httpapi.ConnectErrors(), httpapi.Answers(), input.Interceptor()),
+		// The metrics see the codes the errors are mapped to; errors
+		// outermost of the rest, so the input check's refusals are mapped too.
+		connect.WithInterceptors(metrics.Interceptor(), httpapi.ConnectErrors(), httpapi.Answers(), input.Interceptor()),
 		connect.WithReadMaxBytes(int(cfg.BodyLimit)),
 		// Small answers go out uncompressed (gzip makes an 18-byte answer
 		// 42 bytes), so they also end in the newline httpapi.ConnectAnswers
@@ -194,6 +196,9 @@ func (h *house) routes() (http.Handler, error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
 	})
+	if cfg.MetricsToken != "" {
+		mux.Handle("GET /metrics", metrics.Bearer(cfg.MetricsToken, cfg.Metrics.Handler(), refuseMetrics))
+	}
 	mux.Handle("GET /api/v2/docs", g.Identify(http.HandlerFunc(serveDocs)))
 	services := mounts(svc)
 	gw, err := newGateway(h.table, g, h.keyed, services)
@@ -252,5 +257,5 @@ func (h *house) routes() (http.Handler, error) {
 	}))
 	// The federation guard and audit log stand before every inbound federation
 	// route, whichever way the mux reaches it (paths are matched cleaned).
-	return httpapi.Observe(cfg.Logger, svc.recorder.Middleware(federation.InboundPaths, httpapi.WriteREST, apiAsWritten(mux, api))), nil
+	return cfg.Metrics.Requests(httpapi.Observe(cfg.Logger, svc.recorder.Middleware(federation.InboundPaths, httpapi.WriteREST, apiAsWritten(mux, api)))), nil
 }

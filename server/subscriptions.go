@@ -112,6 +112,13 @@ func subscriptions(h *house) []db.Subscription {
 		db.On(func(ctx context.Context, tx *db.Tx, ev engine.ExecutionFinished) error {
 			return s.remote.Finished(ctx, tx, ev.Execution)
 		}),
+		// The metrics count each execution at its first status and its last.
+		db.OnCommit(func(_ context.Context, ev engine.ExecutionCreated) {
+			h.cfg.Metrics.ExecutionReached(string(ev.Execution.Status))
+		}),
+		db.OnCommit(func(_ context.Context, ev engine.ExecutionFinished) {
+			h.cfg.Metrics.ExecutionReached(string(ev.Execution.Status))
+		}),
 		// The requester's queue follows a marketplace execution.
 		db.On(queue.ExecutionTracked),
 		db.On(queue.ResultDelivered),

@@ -10,11 +10,12 @@ import (
 	"time"
 )
 
-// serveDebug serves the runtime's own figures (expvar's memstats and
-// cmdline at /debug/vars, pprof under /debug/pprof/) on a separate listener,
-// for benchmarks and profiling. It refuses anything but a loopback address:
-// these pages describe the process's internals and are never public.
-func serveDebug(addr string, logger *slog.Logger) (*http.Server, error) {
+// serveDebug serves the server's metrics (GET /metrics, without a token)
+// and the runtime's own figures (expvar's memstats and cmdline at
+// /debug/vars, pprof under /debug/pprof/) on a separate listener, for
+// scrapers, benchmarks and profiling. It refuses anything but a loopback
+// address: these pages describe the process's internals and are never public.
+func serveDebug(addr string, logger *slog.Logger, metrics http.Handler) (*http.Server, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("--debug-addr: %w", err)
@@ -27,6 +28,7 @@ func serveDebug(addr string, logger *slog.Logger) (*http.Server, error) {
 		return nil, err
 	}
 	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
 	mux.Handle("GET /debug/vars", expvar.Handler())
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

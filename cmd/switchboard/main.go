@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/metrics"
 	"github.com/switchboard-hq/switchboard/internal/release"
 	"github.com/switchboard-hq/switchboard/internal/replica"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
@@ -148,6 +149,7 @@ type options struct {
 	maxBody        int64
 	holdLimit      int64
 	cronSecret     string
+	metricsToken   string
 	llm            llm.Config
 	debugAddr      string
 	allowPrivate   bool
@@ -274,7 +276,9 @@ func parseServe(args []string, stdout, _ io.Writer) (options, error) {
 		return o, mistake("serve", err)
 	}
 	fs.IntVar(&o.dbMaxConns, "db-max-conns", o.dbMaxConns, "PostgreSQL connections this process may open (SWITCHBOARD_DB_MAX_CONNS); SQLite ignores it")
-	fs.StringVar(&o.debugAddr, "debug-addr", env("SWITCHBOARD_DEBUG_ADDR", ""), "loopback address for /debug/vars and /debug/pprof; empty for none (SWITCHBOARD_DEBUG_ADDR)")
+	fs.StringVar(&o.debugAddr, "debug-addr", env("SWITCHBOARD_DEBUG_ADDR", ""), "loopback address for /metrics, /debug/vars and /debug/pprof; empty for none (SWITCHBOARD_DEBUG_ADDR)")
+	fs.StringVar(&o.metricsToken, "metrics-token", env("SWITCHBOARD_METRICS_TOKEN", ""),
+		"also serve GET /metrics on the main address to \"Authorization: Bearer <token>\"; empty: it answers 404 there (SWITCHBOARD_METRICS_TOKEN)")
 	allowPrivate, err := envBool("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS")
 	if err != nil {
 		return o, mistake("serve", err)
@@ -574,6 +578,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		database.SQL.SetMaxOpenConns(o.dbMaxConns)
 		database.SQL.SetMaxIdleConns(min(o.dbMaxConns, 10))
 	}
+	// One registry for both addresses that serve it.
+	meters := metrics.New()
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
@@ -590,6 +596,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 				SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
 				Executions: server.ExecutionConfig{PublicURL: o.publicURL},
 				Federation: o.federation, Tracing: server.TracingConfig{OTLPEndpoint: o.otlpEndpoint}, TimerLease: o.timerLease,
+				Metrics: meters, MetricsToken: o.metricsToken,
 			})
 		},
 		built: func(*server.App) {
@@ -600,7 +607,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	defer f.close()
 	if o.debugAddr != "" {
-		dbg, err := serveDebug(o.debugAddr, logger)
+		dbg, err := serveDebug(o.debugAddr, logger, meters.Handler())
 		if err != nil {
 			return err
 		}

@@ -438,11 +438,11 @@ func terminate(t *testing.T, cmd *exec.Cmd, what string) {
 	}
 }
 
-// The debug listener exists for benchmarks (bench/README.md): loopback only.
+// The debug listener exists for benchmarks (bench/README.md) and scrapers: loopback only.
 func TestDebugAddrIsLoopbackOnly(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
 	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0", "example.com:0"} {
-		if srv, err := serveDebug(addr, logger); err == nil {
+		if srv, err := serveDebug(addr, logger, http.NotFoundHandler()); err == nil {
 			srv.Close()
 			t.Errorf("serveDebug(%q) accepted a non-loopback address", addr)
 		}
@@ -453,7 +453,7 @@ func TestDebugAddrIsLoopbackOnly(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	srv, err := serveDebug(addr, logger)
+	srv, err := serveDebug(addr, logger, http.NotFoundHandler())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package alarm
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/jonboulle/clockwork"
@@ -14,7 +15,32 @@ import (
 type Loop struct {
 	alarm *Alarm
 	done  chan struct{}
+	fires Fires
 }
+
+// Fires counts a timer's passes that found something due and did it, for
+// the metrics (switchboard_timers_fired_total); the zero value is ready.
+type Fires struct{ n atomic.Uint64 }
+
+// Add counts one pass that did work.
+func (f *Fires) Add() { f.n.Add(1) }
+
+// Count is how many passes did work so far.
+func (f *Fires) Count() uint64 { return f.n.Load() }
+
+type firesKey struct{}
+
+// Fired tells the loop running the pass in ctx that this pass found
+// something due and did it (a pass that only looked does not call it). Out
+// of a loop's pass it does nothing.
+func Fired(ctx context.Context) {
+	if f, ok := ctx.Value(firesKey{}).(*Fires); ok {
+		f.Add()
+	}
+}
+
+// Fires is how many of the loop's passes did work (Fired).
+func (l *Loop) Fires() uint64 { return l.fires.Count() }
 
 // Start runs pass on clock until Close; failed hears a pass's error (not
 // one caused by Close).
@@ -23,7 +49,7 @@ func Start(clock clockwork.Clock, poll time.Duration, pass func(ctx context.Cont
 	l := &Loop{alarm: New(clock), done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(context.WithValue(context.Background(), firesKey{}, &l.fires))
 		defer cancel()
 		go func() {
 			<-l.alarm.Stopped()

@@ -87,6 +87,7 @@ func Durable(clock clockwork.Clock, c *ent.Client, t Timer, failed func(ctx cont
 		if row.NextAt.After(now) {
 			return row.NextAt, nil
 		}
+		alarm.Fired(ctx)
 		if err := t.Run(ctx); err != nil {
 			return time.Time{}, err
 		}

@@ -121,6 +121,19 @@ func (s *Set) Own(name string) {
 	s.own[name] = true
 }
 
+// Fires is how many passes of the named timer did work on this replica
+// (a pass says so with alarm.Fired): the metrics' timers_fired_total. A
+// timer registered with Own counts its own.
+func (s *Set) Fires(name string) uint64 {
+	s.mu.Lock()
+	l := s.loops[name]
+	s.mu.Unlock()
+	if l == nil {
+		return 0
+	}
+	return l.Fires()
+}
+
 // Owns answers whether name runs its own loop (registered with Own).
 func (s *Set) Owns(name string) bool {
 	s.mu.Lock()

@@ -48,6 +48,9 @@ func (s *Core) Due(ctx context.Context) (time.Time, error) {
 			s.Logger.ErrorContext(ctx, "economy: ending a review window", "contractId", c.ID, "error", err)
 		}
 	}
+	if len(stale)+len(ended) > 0 {
+		alarm.Fired(ctx)
+	}
 	if err := NewJobs(s).ended(ctx, now); err != nil {
 		return time.Time{}, err
 	}

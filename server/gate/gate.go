@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/httprate"
@@ -20,6 +21,7 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/metrics"
 	"github.com/switchboard-hq/switchboard/internal/replica"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -71,6 +73,8 @@ type Gate struct {
 	instance CallerInstance
 	// streams and sessions are the caps on what is open at once (streams.go).
 	streams, sessions *slots
+	// streamsOpen counts every open stream (StreamsOpen).
+	streamsOpen atomic.Int64
 	// checks are the credential checks of public procedures whose handlers
 	// read a credential of their own (Check).
 	checks map[string]Check
@@ -388,6 +392,7 @@ func (g *Gate) Connect(next http.Handler) http.Handler {
 			httpapi.UnknownProcedure(w, r)
 			return
 		}
+		metrics.Route(r.Context(), p.Name, metrics.Connect)
 		ctx, err := g.Admit(w, r, p)
 		if err != nil {
 			httpapi.WriteError(w, r, err)
@@ -424,6 +429,7 @@ func (g *Gate) Procedure(name string, next http.Handler) http.Handler {
 // credentials, scopes and rate classes, REST-shaped refusals.
 func (g *Gate) Endpoint(p *contract.Procedure, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		metrics.Route(r.Context(), p.Name, metrics.HTTP)
 		ctx, err := g.Admit(w, r, p)
 		if err != nil {
 			httpapi.WriteREST(w, r, err)
@@ -446,6 +452,7 @@ func (g *Gate) Gateway(next runtime.HandlerFunc) runtime.HandlerFunc {
 			httpapi.WriteREST(w, r, apperr.Forbidden("route %s %s has no access rule", r.Method, r.URL.Path))
 			return
 		}
+		metrics.Route(r.Context(), p.Name, metrics.REST)
 		ctx, err := g.Admit(w, r, p)
 		if err == nil {
 			err = emptyPathParam(p, params)

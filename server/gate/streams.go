@@ -111,8 +111,23 @@ func holder(p *auth.Principal) (string, string) {
 // stream ends. A request without a principal (a public route) is not
 // counted.
 func (g *Gate) OpenStream(ctx context.Context) (release func(), err error) {
-	return g.open(ctx, g.streams, "streams")
+	slot, err := g.open(ctx, g.streams, "streams")
+	if err != nil {
+		return nil, err
+	}
+	g.streamsOpen.Add(1)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.streamsOpen.Add(-1)
+			slot()
+		})
+	}, nil
 }
+
+// StreamsOpen is how many streams are open on this process, counted or not
+// (a public route's), for the metrics' switchboard_streams_open.
+func (g *Gate) StreamsOpen() int64 { return g.streamsOpen.Load() }
 
 // OpenMCPSession takes an MCP session slot of the admitted key in ctx, or
 // answers the 429 to send instead of creating the session; release is

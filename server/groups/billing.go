@@ -226,7 +226,10 @@ const renewalPoll = time.Hour
 // team plans renewed when they are due, once across replicas.
 func (s *Core) StartRenewals(set *timers.Set) *alarm.Loop {
 	return set.Start(timers.Timer{Name: RenewalTimer, Poll: renewalPoll, Pass: func(ctx context.Context) (time.Time, error) {
-		_, next, err := s.RenewDue(ctx)
+		n, next, err := s.RenewDue(ctx)
+		if n > 0 {
+			alarm.Fired(ctx)
+		}
 		return next, err
 	}})
 }

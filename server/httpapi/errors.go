@@ -11,6 +11,7 @@ import (
 	"connectrpc.com/connect"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 
+	"github.com/switchboard-hq/switchboard/internal/metrics"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/contract"
 	"github.com/switchboard-hq/switchboard/server/render"
@@ -81,7 +82,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	// content type (RULINGS "Onboarding, sprite, admin views", Connect): a
 	// request in no known protocol gets Connect's JSON.
 	if !contract.IsREST(r.URL.Path) && (IsConnectPath(r.URL.Path) || connectErrors.IsSupported(r)) {
-		_ = connectErrors.Write(w, r, apperr.ToConnect(apperr.Report(r.Context(), err)))
+		ce := apperr.ToConnect(apperr.Report(r.Context(), err))
+		metrics.Code(r.Context(), metrics.CodeOf(ce))
+		_ = connectErrors.Write(w, r, ce)
 		return
 	}
 	WriteREST(w, r, err)

@@ -24,6 +24,11 @@ const (
 // retention, each run once a day across replicas.
 type Timers struct{ loops []*alarm.Loop }
 
+// Fires is how many runs each timer made, by its name (the metrics).
+func (t *Timers) Fires() map[string]func() uint64 {
+	return map[string]func() uint64{TimerAnalysis: t.loops[0].Fires, TimerRetention: t.loops[1].Fires}
+}
+
 // Close stops both.
 func (t *Timers) Close() {
 	for _, l := range t.loops {

@@ -120,6 +120,10 @@ func WithEconomyHoldLimit(cents int64) Option {
 	return func(c *server.Config) { c.EconomyHoldLimit = cents }
 }
 
+// WithMetricsToken serves GET /metrics on the server's address to
+// "Authorization: Bearer token" (--metrics-token).
+func WithMetricsToken(token string) Option { return func(c *server.Config) { c.MetricsToken = token } }
+
 // WithRole runs the server as a hub ("hub") or standalone.
 func WithRole(role string) Option { return func(c *server.Config) { c.Federation.Role = role } }
 

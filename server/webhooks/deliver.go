@@ -46,7 +46,26 @@ const (
 	delivered                     // sent and answered 2xx
 	retryPending                  // failed; another attempt is scheduled
 	retryExhausted                // failed its last attempt
+	outcomes                      // how many there are
 )
+
+// outcomeNames are the outcomes the metrics count (all but skipped), as
+// the audit's process_retries names them: the row's status where the
+// outcome is one.
+var outcomeNames = [outcomes]string{
+	deferred: "deferred", cancelled: string(webhookdelivery.StatusCancelled), delivered: string(webhookdelivery.StatusDelivered),
+	retryPending: "retry_pending", retryExhausted: string(webhookdelivery.StatusRetryExhausted),
+}
+
+// Outcomes is how many attempts of this dispatcher ended in each outcome,
+// by name (switchboard_outbox_deliveries_total).
+func (d *Dispatcher) Outcomes() map[string]uint64 {
+	out := make(map[string]uint64, outcomes-1)
+	for o := deferred; o < outcomes; o++ {
+		out[outcomeNames[o]] = d.counted[o].Load()
+	}
+	return out
+}
 
 // claimable is the claim's condition: due, or, forced (Retry), not held by
 // a live claim.
@@ -69,6 +88,12 @@ func (d *Dispatcher) attempt(row *ent.WebhookDelivery, force bool) outcome {
 // answer, and a refusal (a 4xx answer but 408) ends the row: the caller
 // reports it, and sending it again would be refused again.
 func (d *Dispatcher) try(row *ent.WebhookDelivery, force bool, ans *Attempted) outcome {
+	out := d.work(row, force, ans)
+	d.counted[out].Add(1)
+	return out
+}
+
+func (d *Dispatcher) work(row *ent.WebhookDelivery, force bool, ans *Attempted) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	now := d.now()

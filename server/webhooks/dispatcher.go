@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jonboulle/clockwork"
@@ -74,7 +75,15 @@ type Dispatcher struct {
 
 	credential        func(ctx context.Context, instanceID string) (header, value string, found bool, err error)
 	federationRetries []time.Duration
+
+	// counted and fires are for the metrics: attempts by outcome, and
+	// passes that found due rows.
+	counted [outcomes]atomic.Uint64
+	fires   alarm.Fires
 }
+
+// Fires is how many passes found due rows (the metrics' timer count).
+func (d *Dispatcher) Fires() uint64 { return d.fires.Count() }
 
 // Start starts a dispatcher; Close stops it.
 func Start(cfg Config) *Dispatcher {
@@ -176,6 +185,9 @@ func (d *Dispatcher) pass() time.Time {
 			d.log.Error("webhooks: read due deliveries", "err", err)
 		}
 		return now.Add(time.Second) // try again shortly
+	}
+	if len(due) > 0 {
+		d.fires.Add()
 	}
 	byURL, order := byTarget(due)
 	d.mu.Lock()

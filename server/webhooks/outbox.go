@@ -180,3 +180,9 @@ func EnqueueForward(ctx context.Context, tx *db.Tx, f Forward) error {
 	}
 	return nil
 }
+
+// Depth is how many rows wait to be delivered (pending, due or not), for
+// the metrics' switchboard_outbox_depth.
+func (d *Dispatcher) Depth(ctx context.Context) (int, error) {
+	return d.db.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).Count(ctx)
+}

@@ -72,6 +72,7 @@ func (s *Service) DueDigests(ctx context.Context) (time.Time, error) {
 			return time.Time{}, err
 		}
 	}
+	fired := len(users) > 0
 	users, err = s.core.DB.NetworkPreference.Query().Where(networkpreference.CardsDigestDueLTE(now)).
 		Select(networkpreference.FieldUserID).Strings(ctx)
 	if err != nil {
@@ -81,6 +82,9 @@ func (s *Service) DueDigests(ctx context.Context) (time.Time, error) {
 		if err := s.core.DB.InTx(ctx, func(tx *db.Tx) error { return s.deliverCardDigest(ctx, tx, u, now, true) }); err != nil {
 			return time.Time{}, err
 		}
+	}
+	if fired || len(users) > 0 {
+		alarm.Fired(ctx)
 	}
 	var next time.Time
 	r, err := s.core.DB.Relay.Query().Where(relay.DigestPending(true), relay.DigestDueNotNil()).

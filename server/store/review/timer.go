@@ -96,6 +96,7 @@ func (s *Service) StartTimer(set *timers.Set) *Timer {
 	t := &Timer{loop: set.Start(timers.Timer{Name: TimerName, Poll: poll, Pass: func(ctx context.Context) (time.Time, error) {
 		n, next, err := s.sweep(ctx)
 		if n > 0 {
+			alarm.Fired(ctx)
 			s.Log.InfoContext(ctx, "review timer: auto-confirmed", "count", n)
 		}
 		return next, err
