@@ -5,8 +5,8 @@ import (
 
 	"github.com/switchboard-hq/switchboard/internal/metrics"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/webhooks"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 // measure registers, once the background work has started, the families
