@@ -2,6 +2,7 @@ package throughtest
 
 import (
 	"context"
+	"crypto/rand"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,8 +13,12 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
+	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server"
 	boardsvc "github.com/switchboard-hq/switchboard/server/board"
 	"github.com/switchboard-hq/switchboard/server/economy"
@@ -25,6 +30,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/network/relays"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
+	"github.com/switchboard-hq/switchboard/server/store/payments"
 	"github.com/switchboard-hq/switchboard/server/store/review"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
@@ -34,6 +40,8 @@ import (
 type timerWorld struct {
 	clock    *clockwork.FakeClock
 	replicas []*servertest.Server
+	// admin is the instance's owner (the first account).
+	admin *servertest.Account
 }
 
 func newTimerWorld(t *testing.T) *timerWorld {
@@ -44,16 +52,24 @@ func newTimerWorld(t *testing.T) *timerWorld {
 		n = 3
 	}
 	dsn := dbtest.DSN(t)
+	// Replicas share the instance key, as the README asks: what one seals
+	// (a spoke's platform token) another opens.
+	key := make([]byte, secrets.KeySize)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
 	for range n {
 		d, err := db.Open(context.Background(), dsn)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = d.Close() })
-		w.replicas = append(w.replicas, servertest.New(t, servertest.WithDB(d), servertest.WithPrivateEndpoints(),
+		w.replicas = append(w.replicas, servertest.New(t, servertest.WithDB(d), servertest.WithPrivateEndpoints(), servertest.WithSecretKey(key),
 			withExecutions(server.ExecutionConfig{CallTimeout: 2 * time.Second, BreakerOpenFor: time.Minute}),
+			servertest.WithSelfPublicURL(), // after the executions' config, which holds it
 			func(cfg *server.Config) { cfg.Clock = w.clock }))
 	}
+	w.admin = w.replicas[0].SignUp("owner")
 	return w
 }
 
@@ -117,6 +133,58 @@ var timerProbes = map[string]timerProbe{
 			}
 			return a.ExecutionCount
 		}
+	},
+	// The review windows: a completed paid execution's window closes by
+	// itself once, its payment captured once (one developer's capture line
+	// in the ledger).
+	review.TimerName: func(t *testing.T, w *timerWorld) (time.Duration, func() int) {
+		s := w.replicas[0]
+		dev, req := s.SignUp("reviewdev"), s.SignUp("reviewreq")
+		agent := newReviewAgent(t)
+		res := s.WithKey(dev.NewKey("dev", "store")).Do(http.MethodPost, "/api/marketplace",
+			map[string]any{"name": "Paid scout", "endpointUrl": agent.URL, "pricingModel": "per_task", "pricePerTask": 2.5})
+		servertest.WantStatus(t, res, http.StatusCreated)
+		id := res.JSON(t)["agent"].(map[string]any)["id"].(string)
+		ex := s.WithKey(req.NewKey("req", "store")).Do(http.MethodPost, "/api/marketplace/"+id+"/execute", map[string]any{"input": "Scout the market"})
+		if ex.Status != http.StatusOK && ex.Status != http.StatusCreated {
+			t.Fatalf("execute: %d %s", ex.Status, ex.Body)
+		}
+		exID := ex.JSON(t)["executionId"].(string)
+		servertest.WaitFor(t, "the review opened", func() bool {
+			e, err := s.DB.Execution.Get(t.Context(), exID)
+			return err == nil && e.ReviewStatus != nil && *e.ReviewStatus == execution.ReviewStatusPendingReview
+		})
+		return review.Window + time.Minute, func() int {
+			n, err := s.DB.LedgerEntry.Query().Where(ledgerentry.ExecutionID(exID), ledgerentry.Kind(payments.KindCaptureDeveloper)).Count(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	},
+	// The heartbeat: a joined spoke (the replicas) beats once a period,
+	// counted in its hub's audit log (the join's own beat is the baseline).
+	spoke.HeartbeatTimer: func(t *testing.T, w *timerWorld) (time.Duration, func() int) {
+		hub := servertest.New(t, servertest.WithRole("hub"), servertest.WithPrivateEndpoints())
+		hubAdmin := hub.SignUp("hubowner")
+		tok := hubAdmin.Session.Do(http.MethodPost, "/api/developer/connect-tokens", map[string]any{"purpose": "instance"})
+		servertest.WantStatus(t, tok, http.StatusCreated)
+		servertest.WantStatus(t, w.admin.Session.Do(http.MethodPost, "/api/federation/join", map[string]any{
+			"hubUrl": hub.URL, "connectToken": tok.JSON(t)["token"].(map[string]any)["token"].(string), "name": "Replicated spoke",
+		}), http.StatusOK)
+		beats := func() int {
+			n, err := hub.DB.FederationAuditLog.Query().Where(federationauditlog.DirectionEQ(federationauditlog.DirectionInbound),
+				federationauditlog.EndpointContainsFold("heartbeat")).Count(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		joined := beats()
+		if joined != 1 {
+			t.Fatalf("%d heartbeats at the join, want 1", joined)
+		}
+		return spoke.DefaultHeartbeatInterval + time.Minute, func() int { return beats() - joined }
 	},
 	// The outbox: each push to a webhook target arrives once (its delivery
 	// id), whichever replica's dispatcher claims it.
