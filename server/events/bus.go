@@ -95,8 +95,8 @@ type Bus struct {
 
 	beat atomic.Pointer[beat]
 
-	// hearers are told of an account's events of some kinds (Hear).
-	hearers map[string][]*hearer
+	// hearing are those told of an account's events of some kinds (Hear).
+	hearing hearing
 	// ctx and done end with the bus (Close).
 	ctx  context.Context
 	done <-chan struct{}
@@ -296,7 +296,7 @@ func (b *Bus) dispatch(userID string, f *Frame, catchUp bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !catchUp {
-		b.tellLocked(userID, f)
+		b.hearing.tell(userID, f)
 	}
 	h := b.hubs[userID]
 	if h == nil {

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"sync"
 )
 
 // A hearer is told, on this replica, that events of its kinds were
@@ -11,14 +12,20 @@ import (
 type hearer struct {
 	kinds   map[string]bool
 	pending chan struct{}
-	fn      func(ctx context.Context)
+}
+
+// hearing holds the bus's hearers, by account; its lock is taken inside
+// the bus's, never the other way round.
+type hearing struct {
+	mu sync.Mutex
+	by map[string][]*hearer
 }
 
 // Hear calls fn on this replica after events of the given kinds are
 // delivered for userID, until the bus closes. fn runs on a goroutine of its
 // own, never on the delivery path.
 func (b *Bus) Hear(userID string, fn func(ctx context.Context), kinds ...string) {
-	h := &hearer{kinds: map[string]bool{}, pending: make(chan struct{}, 1), fn: fn}
+	h := &hearer{kinds: map[string]bool{}, pending: make(chan struct{}, 1)}
 	for _, k := range kinds {
 		h.kinds[k] = true
 	}
@@ -27,26 +34,33 @@ func (b *Bus) Hear(userID string, fn func(ctx context.Context), kinds ...string)
 	if b.closed {
 		return
 	}
-	if b.hearers == nil {
-		b.hearers = map[string][]*hearer{}
-	}
-	b.hearers[userID] = append(b.hearers[userID], h)
+	b.hearing.add(userID, h)
 	b.goRun(func() {
 		for {
 			select {
 			case <-b.done:
 				return
 			case <-h.pending:
-				h.fn(b.ctx)
+				fn(b.ctx)
 			}
 		}
 	})
 }
 
-// tell marks the hearers of the account whose kinds include f's; b.mu is
-// held.
-func (b *Bus) tellLocked(userID string, f *Frame) {
-	for _, h := range b.hearers[userID] {
+func (g *hearing) add(userID string, h *hearer) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.by == nil {
+		g.by = map[string][]*hearer{}
+	}
+	g.by[userID] = append(g.by[userID], h)
+}
+
+// tell marks the account's hearers whose kinds include f's.
+func (g *hearing) tell(userID string, f *Frame) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, h := range g.by[userID] {
 		if !h.kinds[f.Msg.GetEvent().GetType()] {
 			continue
 		}
@@ -57,9 +71,9 @@ func (b *Bus) tellLocked(userID string, f *Frame) {
 	}
 }
 
-// heard answers whether anything on this replica listens to the account.
-func (b *Bus) heard(userID string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.hubs[userID] != nil || len(b.hearers[userID]) > 0
+// any answers whether the account has hearers here.
+func (g *hearing) any(userID string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.by[userID]) > 0
 }

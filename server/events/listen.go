@@ -144,7 +144,7 @@ func (b *Bus) deliver(ctx context.Context, note string) error {
 	if err != nil {
 		return err
 	}
-	if !b.heard(user) {
+	if b.Subscribers(user) == 0 && !b.hearing.any(user) {
 		return nil
 	}
 	if !inline {
