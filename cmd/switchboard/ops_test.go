@@ -226,7 +226,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	req.Header.Set("Expect", "100-continue")
 	answer := make(chan *http.Response, 1)
 	go func() {
-		res, err := (&http.Client{Transport: &http.Transport{ExpectContinueTimeout: time.Hour}}).Do(req)
+		res, err := (&http.Client{Transport: &http.Transport{ExpectContinueTimeout: time.Hour}}).Do(req) //nolint:bodyclose // the test reads and closes it from answer
 		if err != nil {
 			t.Errorf("the slow send: %v", err)
 		}

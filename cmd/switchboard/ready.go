@@ -84,7 +84,7 @@ func (f *front) ready(ctx context.Context) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.checked.IsZero() && time.Since(f.checked) < readyCache { //nolint:forbidigo // a cache of a network check, not business time
+	if !f.checked.IsZero() && time.Since(f.checked) < readyCache {
 		return f.status
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -100,7 +100,7 @@ func (f *front) ready(ctx context.Context) error {
 			f.built(app)
 		}
 	}
-	f.checked, f.status = time.Now(), err //nolint:forbidigo // a cache of a network check, not business time
+	f.checked, f.status = time.Now(), err
 	return err
 }
 
@@ -108,7 +108,7 @@ func (f *front) ready(ctx context.Context) error {
 // a replica waiting for `switchboard migrate` starts serving without anyone
 // asking /readyz.
 func (f *front) await(ctx context.Context) {
-	t := time.NewTicker(readyCache) //nolint:forbidigo // polls the database, real time
+	t := time.NewTicker(readyCache)
 	defer t.Stop()
 	for f.app.Load() == nil && !f.draining.Load() {
 		if err := f.ready(ctx); err != nil && !errors.Is(err, db.ErrSchemaNotCurrent) {

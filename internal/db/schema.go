@@ -139,7 +139,7 @@ func recordFingerprint(ctx context.Context, q dialect.ExecQuerier, dia string, f
 		stmt = "INSERT INTO " + SchemaTable + " (id, fingerprint, migrated_at) VALUES (1, $1, $2) " +
 			"ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, migrated_at = excluded.migrated_at"
 	}
-	return q.Exec(ctx, stmt, []any{fp, time.Now().UTC()}, nil) //nolint:forbidigo // a record of the migration itself, not business time
+	return q.Exec(ctx, stmt, []any{fp, time.Now().UTC()}, nil)
 }
 
 // Migrate applies this build's schema unless the database already carries

@@ -32,7 +32,7 @@ func TestDrainEndsStreamsWithAReconnectHint(t *testing.T) {
 		t.Fatalf("first A2A event %v", first)
 	}
 
-	mcpStream := openStreamResponse(t, s, acct.NewKey("mcp", "mcp"))
+	mcpStream := openStreamResponse(t, s, acct.NewKey("mcp", "mcp")) //nolint:bodyclose // openStreamResponse closes it at the test's end
 	mcpEvents := make(chan servertest.SSEEvent, 16)
 	go func() {
 		defer close(mcpEvents)

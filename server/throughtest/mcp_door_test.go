@@ -287,7 +287,7 @@ func TestResourcesAndPackPrompts(t *testing.T) {
 // of Streamable HTTP), and answers a channel that is told when the stream ends.
 func openStream(t *testing.T, srv *servertest.Server, key string) <-chan error {
 	t.Helper()
-	stream := openStreamResponse(t, srv, key)
+	stream := openStreamResponse(t, srv, key) //nolint:bodyclose // openStreamResponse closes it at the test's end
 	ended := make(chan error, 1)
 	go func() {
 		_, err := io.Copy(io.Discard, bufio.NewReader(stream.Body))
@@ -333,6 +333,7 @@ func openStreamResponse(t *testing.T, srv *servertest.Server, key string) *http.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stream.Body.Close() })
+	t.Cleanup(func() { _ = stream.Body.Close() })
 	if stream.StatusCode != http.StatusOK {
 		t.Fatalf("GET stream: %d", stream.StatusCode)
 	}
