@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"entgo.io/ent/dialect"
-
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
@@ -411,7 +409,7 @@ func (h *house) start(app *App) {
 	// lease, so each fires once across replicas; closing the Set (last
 	// started, first closed) stops them all and releases the leases.
 	set := timers.New(timers.Config{DB: h.cfg.DB.Client, Clock: h.cfg.Clock, Logger: h.cfg.Logger,
-		Holder: h.replica.ID(), Lease: h.replica.Lease(), Shared: h.cfg.DB.Dialect == dialect.Postgres})
+		Holder: h.replica.ID(), Lease: h.replica.Lease()})
 	app.Timers = set
 	h.hooks.Run()
 	set.Own(webhooks.TimerName)

@@ -6,10 +6,9 @@
 // holds at a time. A pass renews its lease while it runs and releases it when
 // it ends; a replica killed mid-pass stops renewing, so another takes the
 // work once the lease lapses (at most --timer-lease later). Draining releases
-// every lease at once.
-//
-// On SQLite one process owns the database, so a Set that is not Shared runs
-// passes without writing leases.
+// every lease at once. Leases are taken on SQLite too: one process owns a
+// SQLite file in production, but two servers on one file (tests) still fire
+// each timer once.
 package timers
 
 import (
@@ -52,9 +51,6 @@ type Config struct {
 	Holder string
 	// Lease is how long a lease lasts unless renewed; DefaultLease when zero.
 	Lease time.Duration
-	// Shared says replicas share the database (PostgreSQL): passes take
-	// leases. Without it every pass runs at once.
-	Shared bool
 	// Fired, when set, hears each pass run (the metrics).
 	Fired func(name string)
 }
@@ -195,7 +191,7 @@ func (s *Set) Close() {
 		wg.Go(l.Close)
 	}
 	wg.Wait()
-	if s.cfg.Shared {
+	{
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		// Each pass releases its own lease; this catches one whose release
@@ -216,11 +212,6 @@ func (s *Set) guarded(t Timer) func(ctx context.Context) (time.Time, error) {
 			return time.Time{}, nil
 		}
 		defer s.end(t.Name)
-		if !s.cfg.Shared {
-			next, err := t.Pass(ctx)
-			s.fired(t.Name)
-			return next, err
-		}
 		held, until, err := s.acquire(ctx, t.Name)
 		if err != nil || !held {
 			// Look again when the holder's lease lapses.
@@ -273,13 +264,23 @@ func (s *Set) fired(name string) {
 // answers whether it did; when not, until is when the holder's lease lapses.
 func (s *Set) acquire(ctx context.Context, name string) (held bool, until time.Time, err error) {
 	now := s.cfg.Clock.Now().UTC()
-	// The row exists after the first pass of any replica; two writing it at
-	// once both go on to the update, which one wins. ent answers an error
-	// for "nothing inserted" on some engines, so what counts is the update.
-	created := s.cfg.DB.TimerLease.Create().SetID(name).SetUntil(now).OnConflict().DoNothing().Exec(ctx)
-	n, err := s.cfg.DB.TimerLease.Update().
-		Where(timerlease.ID(name), timerlease.Or(timerlease.Holder(""), timerlease.Holder(s.cfg.Holder), timerlease.UntilLTE(now))).
-		SetHolder(s.cfg.Holder).SetUntil(now.Add(s.cfg.Lease)).AddPasses(1).Save(ctx)
+	take := func() (int, error) {
+		return s.cfg.DB.TimerLease.Update().
+			Where(timerlease.ID(name), timerlease.Or(timerlease.Holder(""), timerlease.Holder(s.cfg.Holder), timerlease.UntilLTE(now))).
+			SetHolder(s.cfg.Holder).SetUntil(now.Add(s.cfg.Lease)).AddPasses(1).Save(ctx)
+	}
+	n, err := take()
+	if err == nil && n == 0 {
+		// The row exists after the first pass of any replica; two writing
+		// it at once both go on to take it, which one wins. ent answers an
+		// error for "nothing inserted" on some engines, so what counts is
+		// the second take.
+		if created := s.cfg.DB.TimerLease.Create().SetID(name).SetUntil(now).OnConflict().DoNothing().Exec(ctx); created == nil {
+			n, err = take()
+		} else if exists, xerr := s.cfg.DB.TimerLease.Query().Where(timerlease.ID(name)).Exist(ctx); xerr == nil && !exists {
+			err = created
+		}
+	}
 	if err != nil {
 		return false, time.Time{}, fmt.Errorf("timers: lease %s: %w", name, err)
 	}
@@ -288,7 +289,7 @@ func (s *Set) acquire(ctx context.Context, name string) (held bool, until time.T
 	}
 	row, err := s.cfg.DB.TimerLease.Get(ctx, name)
 	if err != nil {
-		return false, time.Time{}, fmt.Errorf("timers: lease %s: %w", name, errors.Join(created, err))
+		return false, time.Time{}, fmt.Errorf("timers: lease %s: %w", name, err)
 	}
 	return false, row.Until, nil
 }

@@ -22,7 +22,7 @@ func replicas(t *testing.T, clock clockwork.Clock) []*timers.Set {
 	d := dbtest.Open(t)
 	sets := make([]*timers.Set, 3)
 	for i := range sets {
-		sets[i] = timers.New(timers.Config{DB: d.Client, Clock: clock, Holder: fmt.Sprintf("replica-%d", i), Lease: lease, Shared: true})
+		sets[i] = timers.New(timers.Config{DB: d.Client, Clock: clock, Holder: fmt.Sprintf("replica-%d", i), Lease: lease})
 		t.Cleanup(sets[i].Close)
 	}
 	return sets
@@ -106,7 +106,7 @@ func TestAKilledHolderHandsOverAfterItsLease(t *testing.T) {
 	clock := clockwork.NewFakeClock()
 	d := dbtest.Open(t)
 	d.Client.TimerLease.Create().SetID("job").SetHolder("killed").SetUntil(clock.Now().UTC().Add(lease)).SaveX(t.Context())
-	set := timers.New(timers.Config{DB: d.Client, Clock: clock, Holder: "alive", Lease: lease, Shared: true})
+	set := timers.New(timers.Config{DB: d.Client, Clock: clock, Holder: "alive", Lease: lease})
 	defer set.Close()
 	var ran atomic.Int32
 	set.Start(timers.Timer{Name: "job", Poll: time.Hour, Pass: func(context.Context) (time.Time, error) {
@@ -162,7 +162,7 @@ func TestDrainReleasesTheLeaseAtOnce(t *testing.T) {
 func TestALostLeaseEndsThePass(t *testing.T) {
 	clock := clockwork.NewFakeClock()
 	d := dbtest.Open(t)
-	set := timers.New(timers.Config{DB: d.Client, Clock: clock, Holder: "slow", Lease: lease, Shared: true})
+	set := timers.New(timers.Config{DB: d.Client, Clock: clock, Holder: "slow", Lease: lease})
 	defer set.Close()
 	entered, ended := make(chan struct{}), make(chan struct{})
 	set.Start(timers.Timer{Name: "job", Poll: time.Hour, Pass: func(ctx context.Context) (time.Time, error) {
@@ -188,23 +188,6 @@ func TestALostLeaseEndsThePass(t *testing.T) {
 			return false
 		}
 	})
-}
-
-// Not shared (SQLite, one process): passes run without leases.
-func TestUnsharedRunsWithoutLeases(t *testing.T) {
-	clock := clockwork.NewFakeClock()
-	d := dbtest.Open(t)
-	set := timers.New(timers.Config{DB: d.Client, Clock: clock, Holder: "only"})
-	defer set.Close()
-	var ran atomic.Int32
-	set.Start(timers.Timer{Name: "job", Poll: time.Hour, Pass: func(context.Context) (time.Time, error) {
-		ran.Add(1)
-		return time.Time{}, nil
-	}})
-	eventually(t, "the first pass", func() bool { return ran.Load() == 1 })
-	if n := d.Client.TimerLease.Query().CountX(t.Context()); n != 0 {
-		t.Fatalf("%d lease rows", n)
-	}
 }
 
 // The registry knows every timer once.
