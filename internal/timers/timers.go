@@ -51,8 +51,6 @@ type Config struct {
 	Holder string
 	// Lease is how long a lease lasts unless renewed; DefaultLease when zero.
 	Lease time.Duration
-	// Fired, when set, hears each pass run (the metrics).
-	Fired func(name string)
 }
 
 // Set is the registry of a process's timers.
@@ -137,9 +135,6 @@ func (s *Set) Owns(name string) bool {
 	return s.own[name]
 }
 
-// Fired counts a pass of a timer registered with Own.
-func (s *Set) Fired(name string) { s.fired(name) }
-
 // Names are the registered timers, sorted.
 func (s *Set) Names() []string {
 	s.mu.Lock()
@@ -191,15 +186,13 @@ func (s *Set) Close() {
 		wg.Go(l.Close)
 	}
 	wg.Wait()
-	{
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		// Each pass releases its own lease; this catches one whose release
-		// failed (the database was away for a moment).
-		if _, err := s.cfg.DB.TimerLease.Update().Where(timerlease.Holder(s.cfg.Holder)).
-			SetHolder("").SetUntil(s.cfg.Clock.Now().UTC()).Save(ctx); err != nil {
-			s.cfg.Logger.Warn("timers: releasing leases", "error", err)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// Each pass releases its own lease; this catches one whose release
+	// failed (the database was away for a moment).
+	if _, err := s.cfg.DB.TimerLease.Update().Where(timerlease.Holder(s.cfg.Holder)).
+		SetHolder("").SetUntil(s.cfg.Clock.Now().UTC()).Save(ctx); err != nil {
+		s.cfg.Logger.Warn("timers: releasing leases", "error", err)
 	}
 }
 
@@ -255,9 +248,6 @@ func (s *Set) fired(name string) {
 	s.mu.Lock()
 	s.passes[name]++
 	s.mu.Unlock()
-	if s.cfg.Fired != nil {
-		s.cfg.Fired(name)
-	}
 }
 
 // acquire takes name's lease if it is free, lapsed or this replica's, and
