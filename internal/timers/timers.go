@@ -261,15 +261,12 @@ func (s *Set) acquire(ctx context.Context, name string) (held bool, until time.T
 	}
 	n, err := take()
 	if err == nil && n == 0 {
-		// The row exists after the first pass of any replica; two writing
-		// it at once both go on to take it, which one wins. ent answers an
-		// error for "nothing inserted" on some engines, so what counts is
-		// the second take.
-		if created := s.cfg.DB.TimerLease.Create().SetID(name).SetUntil(now).OnConflict().DoNothing().Exec(ctx); created == nil {
-			n, err = take()
-		} else if exists, xerr := s.cfg.DB.TimerLease.Query().Where(timerlease.ID(name)).Exist(ctx); xerr == nil && !exists {
-			err = created
-		}
+		// Held elsewhere, or no replica has written the row yet: write it
+		// (a concurrent writer's row is as good) and take again. ent answers
+		// an error for "nothing inserted" on some engines; a row truly
+		// missing shows in the Get below.
+		_ = s.cfg.DB.TimerLease.Create().SetID(name).SetUntil(now).OnConflict().DoNothing().Exec(ctx)
+		n, err = take()
 	}
 	if err != nil {
 		return false, time.Time{}, fmt.Errorf("timers: lease %s: %w", name, err)
