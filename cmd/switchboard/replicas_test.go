@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -247,7 +248,9 @@ func resumingStream(ctx context.Context, t *testing.T, base, key string, out *ev
 // balancer while one replica is killed (SIGKILL) and started again: every
 // write answered 2xx is in the database, and the clients saw only the
 // documented errors; SSE clients through the balancer resume with
-// Last-Event-ID and see every message exactly once.
+// Last-Event-ID and see every message exactly once. Then each replica is
+// addressed directly for what must be one across them
+// (sharedAcrossReplicas).
 func TestThreeReplicasBehindABalancer(t *testing.T) {
 	if os.Getenv(dbtest.TestPostgresEnv) == "" {
 		t.Logf("needs PostgreSQL (%s): absent on the SQLite leg", dbtest.TestPostgresEnv)
@@ -264,7 +267,8 @@ func TestThreeReplicasBehindABalancer(t *testing.T) {
 		addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 		replicas[i] = &replicaProc{name: fmt.Sprintf("replica %d", i+1), addr: addr, dir: dir,
 			args: []string{"serve", "--addr", addr, "--db", dsn, "--migrate=false", "--db-max-conns", "6",
-				"--timer-lease", "2s", "--rate-limit-per-minute", "100000"}}
+				"--timer-lease", "2s", "--rate-limit-per-minute", "100000", "--allow-private-endpoints",
+				"--heavy-rate-limit-per-minute", strconv.Itoa(replicaHeavyLimit)}}
 		replicas[i].start(t, bin)
 	}
 	lb := balancer(t, replicas)
@@ -278,6 +282,11 @@ func TestThreeReplicasBehindABalancer(t *testing.T) {
 	code, body := owner.do(http.MethodPost, "/api/v2/keys", `{"label":"load","scopes":["queue","chat"]}`)
 	key, _ := body["apiKey"].(string)
 	if code != http.StatusCreated || key == "" {
+		t.Fatalf("key: %d %v", code, body)
+	}
+	code, body = owner.do(http.MethodPost, "/api/v2/keys", `{"label":"shared","scopes":["queue","mcp","store","a2a"]}`)
+	sharedKey, _ := body["apiKey"].(string)
+	if code != http.StatusCreated || sharedKey == "" {
 		t.Fatalf("key: %d %v", code, body)
 	}
 
@@ -449,4 +458,6 @@ func TestThreeReplicasBehindABalancer(t *testing.T) {
 			}
 		}
 	}
+
+	sharedAcrossReplicas(t, replicas, sharedKey)
 }
