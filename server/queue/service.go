@@ -12,6 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
@@ -127,8 +130,14 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.Order(ent.Desc(queueitem.FieldCreatedAt), ent.Desc(queueitem.FieldID)).
-		Offset(pg.Offset).Limit(pg.Limit).All(ctx)
+	q = q.Order(ent.Desc(queueitem.FieldCreatedAt), ent.Desc(queueitem.FieldID))
+	if s.DB.Dialect == dialect.Postgres {
+		order := []string{sql.Desc(queueitem.FieldCreatedAt), sql.Desc(queueitem.FieldID)}
+		q = q.Where(page.Within(queueitem.Table, queueitem.FieldID, f.Where, order, pg))
+	} else {
+		q = q.Offset(pg.Offset).Limit(pg.Limit)
+	}
+	rows, err := q.All(ctx)
 	if err != nil {
 		return nil, err
 	}
