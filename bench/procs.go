@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,7 +49,12 @@ func (ps *procs) start(name string, stderr io.Writer, bin string, args ...string
 
 // startPiped is start with, when withStdin, a pipe to the subprocess's stdin.
 func (ps *procs) startPiped(name string, stderr io.Writer, withStdin bool, bin string, args ...string) (*proc, io.Reader, io.WriteCloser, error) {
-	cmd := exec.Command(bin, args...)
+	return ps.startCmd(name, stderr, withStdin, exec.Command(bin, args...))
+}
+
+// startCmd is startPiped for a command whose directory or environment the
+// caller has set.
+func (ps *procs) startCmd(name string, stderr io.Writer, withStdin bool, cmd *exec.Cmd) (*proc, io.Reader, io.WriteCloser, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
@@ -88,6 +94,22 @@ func (ps *procs) killAll() {
 		f()
 	}
 	ps.after = nil
+}
+
+// stop ends p with SIGTERM, so a server drains and releases what it holds
+// in the database, then SIGKILL if it is still there after grace; p leaves
+// the list killAll works through.
+func (ps *procs) stop(p *proc, grace time.Duration) {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.list = slices.DeleteFunc(ps.list, func(q *proc) bool { return q == p })
 }
 
 // startChild runs this very binary in a server mode; the child prints
@@ -133,6 +155,11 @@ func freeAddr() (string, error) {
 
 // waitHealthy polls GET /healthz until it answers 200, for at most limit.
 func waitHealthy(ctx context.Context, p *proc, limit time.Duration) error {
+	return waitOK(ctx, p, "/healthz", limit)
+}
+
+// waitOK polls GET path until it answers 200, for at most limit.
+func waitOK(ctx context.Context, p *proc, path string, limit time.Duration) error {
 	c := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
@@ -143,7 +170,7 @@ func waitHealthy(ctx context.Context, p *proc, limit time.Duration) error {
 			return ctx.Err()
 		default:
 		}
-		if res, err := c.Get(p.url + "/healthz"); err == nil {
+		if res, err := c.Get(p.url + path); err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
 				return nil
@@ -151,7 +178,7 @@ func waitHealthy(ctx context.Context, p *proc, limit time.Duration) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return fmt.Errorf("%s not healthy within %s", p.name, limit)
+	return fmt.Errorf("%s: GET %s not 200 within %s", p.name, path, limit)
 }
 
 // clockTick is one USER_HZ tick, the unit of utime and stime in /proc/PID/stat.

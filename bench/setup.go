@@ -27,11 +27,10 @@ func buildServer(ctx context.Context, dir string) (string, error) {
 	if bin := os.Getenv("CI_SWITCHBOARD_BINARY"); bin != "" {
 		return bin, nil
 	}
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	root, err := moduleRoot(ctx)
 	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
+		return "", err
 	}
-	root := filepath.Dir(strings.TrimSpace(string(out)))
 	bin := filepath.Join(dir, "switchboard")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/switchboard")
 	cmd.Dir = root
@@ -40,6 +39,15 @@ func buildServer(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("build switchboard: %w", err)
 	}
 	return bin, nil
+}
+
+// moduleRoot is the directory of the module's go.mod.
+func moduleRoot(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out))), nil
 }
 
 // scratch is a subcommand's temp dir with the server built into it, and the
