@@ -17,7 +17,7 @@ import (
 // databases. It is the yardstick the API's create is reported against.
 const (
 	rawSettingsSQL = `SELECT queue_auto_approve, assistant_name FROM settings WHERE user_id = $1`
-	rawEndOfColSQL = `SELECT COALESCE(MAX("order"), -1) + 1 FROM cards WHERE user_id = $1 AND status = $2`
+	rawEndOfColSQL = `SELECT COALESCE((SELECT "order" FROM cards WHERE user_id = $1 AND status = $2 ORDER BY "order" DESC LIMIT 1), -1) + 1`
 	rawCardSQL     = `INSERT INTO cards (id, created_at, updated_at, title, description, status, priority, assignee, "order", labels, is_archived, user_id, project_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 	rawRowSQL = `INSERT INTO checklist_items (id, created_at, updated_at, text, completed, "order", source_type, source_id, source_label, assignee_type, user_id, card_id)

@@ -22,10 +22,14 @@ func LockChecklist(ctx context.Context, tx *db.Tx, userID, cardID string) error 
 	return nil
 }
 
+// endOfChecklistSQL reads the card's last order from the end of the
+// (card_id, order) index, for the reason endOfColumnSQL does.
+const endOfChecklistSQL = `SELECT COALESCE((SELECT "order" FROM checklist_items WHERE card_id = $1 ORDER BY "order" DESC LIMIT 1), -1) + 1`
+
 // EndOfChecklist is the order an appended checklist item takes: one past the
 // largest on the card (0 when empty). Hold LockChecklist first.
 func EndOfChecklist(ctx context.Context, tx *db.Tx, cardID string) (int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT COALESCE(MAX("order"), -1) + 1 FROM checklist_items WHERE card_id = $1`, cardID)
+	rows, err := tx.QueryContext(ctx, endOfChecklistSQL, cardID)
 	if err != nil {
 		return 0, fmt.Errorf("kanban: end of checklist: %w", err)
 	}
