@@ -342,6 +342,8 @@ for (const [size, viewport, options] of sizes) {
       await route.continue();
     };
     await p.route("**/switchboard.v1.ContactService/GetContact", hold);
+    // Not yet working in the detail, so the stream's change reads it again.
+    await p.evaluate(() => (document.activeElement instanceof HTMLElement ? document.activeElement.blur() : undefined));
     try {
       const changed = await api("PUT", `/api/v2/contacts/${c.id}`, { company: "Initech" });
       assert.equal(changed.status, 200, changed.text);
