@@ -1,10 +1,12 @@
 // Issue 31, point 3 ("The board an operator expects"), end to end at both
 // window sizes: the real binary on SQLite, Chromium as the operator (on the
 // phone size with a touch screen), an agent on REST. Cards move by dragging
-// (a mouse, a finger on the grip, the keyboard on the grip); the board says
-// that more columns lie to the side; hidden columns stay hidden after a
-// reload; a card whose queue item waits for approval says so; Back closes
-// the card editor; a contact is edited and deleted from its detail.
+// (a mouse, a finger on the grip, the keyboard on the grip), and a card in
+// hand stays there while the board changes live; the board says that more
+// columns lie to the side; hidden columns stay hidden after a reload; a card
+// whose queue item waits for approval says so; Back closes the card editor; a
+// contact is edited and deleted from its detail, and its edit form outlives a
+// live read under way when it opened.
 import assert from "node:assert/strict";
 import { after, before, test as nodeTest } from "node:test";
 
@@ -139,6 +141,64 @@ for (const [size, viewport, options] of sizes) {
     assert.deepEqual(await p.problems(), []);
   });
 
+  // A live change of the board while a card is in hand (here the agent's
+  // new card in the same column) waits until the card is dropped: redrawn
+  // meanwhile, the column would replace the card under the operator's hand and
+  // drop the grab (CI once read aria-pressed as null here).
+  test(`${size}: a card lifted from the keyboard stays lifted while the board changes live, then moves`, async () => {
+    const p = page;
+    const held = await newCard(`Held (${size})`);
+    await p.goto("/#/board");
+    const grip = () => cardIn(p, "active", held.id).locator("button.grip");
+    await grip().waitFor({ timeout: H.deadline });
+    const count = () => column(p, "active").locator(".column-head .count");
+    const before = Number(await count().textContent());
+
+    await grip().focus();
+    await p.keyboard.press("Space");
+    assert.equal(await grip().getAttribute("aria-pressed"), "true");
+    const other = await newCard(`Made while held (${size})`);
+    // The column read the change (its count says so) but left the card in hand alone.
+    await H.until(async () => Number(await count().textContent()) === before + 1, "the live refresh read the new card");
+    assert.equal(await grip().getAttribute("aria-pressed"), "true");
+    assert.equal(await grip().evaluate((el) => el === document.activeElement), true, "the grip keeps the focus");
+    assert.match(await p.locator(".board [role=status][aria-live=assertive]").textContent(), /^Picked up Held/);
+    assert.equal(await cardIn(p, "active", other.id).count(), 0, "the column is drawn after the drop");
+
+    await p.keyboard.press("ArrowRight");
+    await H.until(async () => (await column(p, "development").getAttribute("class")).includes("drop"), "the target column is marked");
+    await p.keyboard.press("Space");
+    assert.match(await p.locator(".board [role=status][aria-live=assertive]").textContent(), /Dropped Held .* in Development/);
+    await cardIn(p, "development", held.id).waitFor({ timeout: H.deadline });
+    assert.equal(await cardStatus(held.id), "development");
+    await cardIn(p, "active", other.id).waitFor({ timeout: H.deadline });
+    await H.until(
+      () => cardIn(p, "development", held.id).locator("button.grip").evaluate((el) => el === document.activeElement),
+      "the focus follows the card to its column",
+    );
+
+    if (size === "wide") {
+      // So does a card a mouse is dragging.
+      const dragged = cardIn(p, "development", held.id);
+      const from = center(await dragged.locator(".chips").boundingBox());
+      await p.mouse.move(from.x, from.y);
+      await p.mouse.down();
+      await p.mouse.move(from.x + 20, from.y + 10, { steps: 4 });
+      await H.until(async () => /\bdragging\b/.test(await dragged.getAttribute("class")), "the card is dragged");
+      const devCount = column(p, "development").locator(".column-head .count");
+      const devBefore = Number(await devCount.textContent());
+      await newCard(`Made while dragged (${size})`, { status: "development" });
+      await H.until(async () => Number(await devCount.textContent()) === devBefore + 1, "the live refresh read the new card");
+      assert.match(await dragged.getAttribute("class"), /\bdragging\b/, "the dragged card is the one on the board");
+      const to = center(await column(p, "planning").boundingBox());
+      await p.mouse.move(to.x, to.y, { steps: 8 });
+      await p.mouse.up();
+      await cardIn(p, "planning", held.id).waitFor({ timeout: H.deadline });
+      assert.equal(await cardStatus(held.id), "planning");
+    }
+    assert.deepEqual(await p.problems(), []);
+  });
+
   test(`${size}: the board shows that more columns lie to the side`, async () => {
     const p = page;
     await p.goto("/#/board");
@@ -260,6 +320,47 @@ for (const [size, viewport, options] of sizes) {
     await H.until(() => p.evaluate(() => location.hash === "#/contacts"), "back on the list");
     await H.until(async () => (await p.locator(".contact-row", { hasText: c.name }).count()) === 0, "gone from the list");
     assert.equal((await api("GET", `/api/v2/contacts/${c.id}`)).status, 404);
+    assert.deepEqual(await p.problems(), []);
+  });
+
+  // A live read of the open detail that answers after the operator opened its
+  // edit form leaves the form alone (CI once timed out filling it).
+  test(`${size}: a contact's edit form survives a live read that was under way when it opened`, async () => {
+    const p = page;
+    const made = await api("POST", "/api/v2/contacts", { name: `Hal Ruiz ${size}` });
+    assert.equal(made.status, 201, made.text);
+    const c = made.json.contact;
+    await p.goto(`/#/contacts/${c.id}`);
+    await p.locator(".contact-detail").waitFor({ timeout: H.deadline });
+    // Held reads of the detail: the live one stays under way until released.
+    let release;
+    const held = new Promise((r) => (release = r));
+    let reads = 0;
+    const hold = async (route) => {
+      reads += 1;
+      await held;
+      await route.continue();
+    };
+    await p.route("**/switchboard.v1.ContactService/GetContact", hold);
+    // Not yet working in the detail, so the stream's change reads it again.
+    await p.evaluate(() => (document.activeElement instanceof HTMLElement ? document.activeElement.blur() : undefined));
+    try {
+      const changed = await api("PUT", `/api/v2/contacts/${c.id}`, { company: "Initech" });
+      assert.equal(changed.status, 200, changed.text);
+      await H.until(() => reads > 0, "the stream's change started a read of the detail");
+      await p.getByRole("button", { name: "Edit contact" }).click();
+      const form = p.getByRole("form", { name: `Edit ${c.name}` });
+      await form.waitFor({ timeout: H.deadline });
+      release();
+      await H.until(async () => (await p.locator(".split-side .region[aria-busy]").count()) === 0, "the read answered");
+      await form.getByLabel("Role").fill("Buyer");
+      await form.getByRole("button", { name: "Save contact" }).click();
+      await p.locator("#toast", { hasText: `Saved contact ${c.name}` }).waitFor({ timeout: H.deadline });
+    } finally {
+      release();
+      await p.unroute("**/switchboard.v1.ContactService/GetContact", hold);
+    }
+    assert.equal((await api("GET", `/api/v2/contacts/${c.id}`)).json.contact.role, "Buyer");
     assert.deepEqual(await p.problems(), []);
   });
 }

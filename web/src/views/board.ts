@@ -3,6 +3,7 @@
 // labels, due date, contacts, the pending-review badge and, while a linked
 // queue item waits for approval, that; a card moves by dragging it (mouse,
 // touch, or the keyboard on its grip: boardDrag.ts) or with its Move control.
+// Live refreshes wait while a card is in hand.
 import { signal } from "../signal";
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
@@ -225,6 +226,10 @@ export function boardView(params: URLSearchParams): View {
         offsets.set(status, 0);
         queueMicrotask(() => void loadColumn(status));
       }
+      // A card in the operator's hand keeps its element, its focus and its
+      // grab: the column is drawn once the card is dropped or put back (its
+      // count above already tells of the change).
+      await drag.idle();
       // Archived cards (a merge's source, an applied archive candidate) leave the board.
       const shown = res.cards.filter((c) => !c.isArchived);
       for (const c of shown) cards.set(c.id, c);

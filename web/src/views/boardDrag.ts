@@ -28,6 +28,7 @@ export class BoardDrag {
   readonly status: HTMLElement;
   private lifted: { cardId: string; title: string; from: string; at: number; grip: HTMLElement } | null = null;
   private stopPointer: (() => void) | null = null;
+  private waiting: (() => void)[] = [];
 
   constructor(private board: DragBoard) {
     this.help = h(
@@ -36,6 +37,22 @@ export class BoardDrag {
       "Press Space or Enter to pick the card up, the left and right arrow keys to choose a column, Space or Enter to drop it, Escape to cancel.",
     );
     this.status = h("div", { class: "visually-hidden", role: "status", "aria-live": "assertive" });
+  }
+
+  // idle resolves once no card is in hand (lifted from the keyboard, or
+  // pressed or dragged by a pointer). The board draws its columns only then:
+  // a live refresh that replaced the card under the operator's hand would
+  // drop a keyboard grab (its grip loses the focus) or a press.
+  idle(): Promise<void> {
+    if (!this.lifted && !this.stopPointer) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private settle(): void {
+    if (this.lifted || this.stopPointer) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
   }
 
   // grip is the card's drag handle; attach installs the mouse drag on the card.
@@ -121,6 +138,7 @@ export class BoardDrag {
     }
     this.lifted = null;
     this.mark(undefined);
+    this.settle();
   }
 
   private mark(col: HTMLElement | undefined): void {
@@ -251,6 +269,7 @@ export class BoardDrag {
       if (frame) cancelAnimationFrame(frame);
       frame = 0;
       this.stopPointer = null;
+      this.settle();
     };
   }
 

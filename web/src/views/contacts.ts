@@ -249,9 +249,16 @@ export function contactsView(params: URLSearchParams, id?: string): View {
     ),
   );
   void load();
-  const loadSide = (contactId: string) =>
+  // The operator is working in the detail: focus inside, or its edit form open.
+  const working = () => side.el.contains(document.activeElement) || side.el.querySelector("form") !== null;
+  // live: a refresh the stream asked for, which leaves alone a detail the
+  // operator began working in while its read was under way (Region keeps the
+  // element handed back).
+  const loadSide = (contactId: string, live = false) =>
     side.load(async () => {
       const res = await api.contacts.getContact({ id: contactId });
+      const shown = side.el.firstElementChild;
+      if (live && working() && shown instanceof HTMLElement && side.el.childNodes.length === 1) return shown;
       if (!res.contact) throw new Error("The contact was not found.");
       const c = res.contact;
       const box = h("div");
@@ -290,11 +297,11 @@ export function contactsView(params: URLSearchParams, id?: string): View {
     });
   if (id) void loadSide(id);
   // Live: a contact made or changed anywhere (issue 31). The open detail is
-  // read again unless the operator is working in it (focus inside, or its
-  // edit form open).
+  // read again unless the operator is working in it, when the refresh asks
+  // and when its answer comes.
   const off = onRefresh("contacts", () => {
     void load();
-    if (id && !side.el.contains(document.activeElement) && !side.el.querySelector("form")) void loadSide(id);
+    if (id && !working()) void loadSide(id, true);
   });
   return {
     el,
