@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -44,8 +43,9 @@ import (
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
-// timerWorld is three replicas on one PostgreSQL database (one server on
-// SQLite, which has one process) on one fake clock.
+// timerWorld is three replicas on one database on one fake clock. On SQLite
+// too: one process owns a SQLite file in production, but the leases hold
+// for servers sharing one (internal/timers), and three show more than one.
 type timerWorld struct {
 	clock    *clockwork.FakeClock
 	replicas []*servertest.Server
@@ -69,10 +69,6 @@ func (w *timerWorld) nextAccount() int {
 func newTimerWorld(t *testing.T) *timerWorld {
 	t.Helper()
 	w := &timerWorld{clock: clockwork.NewFakeClockAt(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))}
-	n := 1
-	if os.Getenv(dbtest.TestPostgresEnv) != "" {
-		n = 3
-	}
 	dsn := dbtest.DSN(t)
 	// Replicas share the instance key, as the README asks: what one seals
 	// (a spoke's platform token) another opens.
@@ -80,7 +76,7 @@ func newTimerWorld(t *testing.T) *timerWorld {
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
 	}
-	for range n {
+	for range 3 {
 		d, err := db.Open(context.Background(), dsn)
 		if err != nil {
 			t.Fatal(err)
