@@ -120,7 +120,8 @@ func (w *timerWorld) fire(t *testing.T, name string, d time.Duration) {
 
 // A dueItem is one item of a timer made due: how far the clock moves until
 // it is due, and how often the timer has acted on it, counted in the
-// database.
+// database (where a run leaves nothing to count, a deletion or a refresh,
+// the passes that ran it, once the database shows it done).
 type dueItem struct {
 	due   time.Duration
 	fired func() int
