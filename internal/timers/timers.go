@@ -68,6 +68,9 @@ type Set struct {
 	running map[string]context.CancelFunc
 	// passes counts the passes this replica ran, by timer.
 	passes map[string]int64
+	// yielded counts the passes this replica did not run because another
+	// holder's lease was live, by timer.
+	yielded map[string]int64
 }
 
 // New makes an empty Set.
@@ -78,7 +81,8 @@ func New(cfg Config) *Set {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Set{cfg: cfg, loops: map[string]*alarm.Loop{}, own: map[string]bool{}, running: map[string]context.CancelFunc{}, passes: map[string]int64{}}
+	return &Set{cfg: cfg, loops: map[string]*alarm.Loop{}, own: map[string]bool{}, running: map[string]context.CancelFunc{}, passes: map[string]int64{},
+		yielded: map[string]int64{}}
 }
 
 // Lease is the lease's length.
@@ -206,6 +210,9 @@ func (s *Set) guarded(t Timer) func(ctx context.Context) (time.Time, error) {
 		}
 		defer s.end(t.Name)
 		held, until, err := s.acquire(ctx, t.Name)
+		if err == nil && !held {
+			s.yield(t.Name)
+		}
 		if err != nil || !held {
 			// Look again when the holder's lease lapses.
 			return until, err
@@ -242,6 +249,20 @@ func (s *Set) Passes(name string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.passes[name]
+}
+
+// Yielded is how many times this replica found the named timer's lease
+// held by another and ran no pass.
+func (s *Set) Yielded(name string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.yielded[name]
+}
+
+func (s *Set) yield(name string) {
+	s.mu.Lock()
+	s.yielded[name]++
+	s.mu.Unlock()
 }
 
 func (s *Set) fired(name string) {

@@ -124,6 +124,9 @@ func TestAKilledHolderHandsOverAfterItsLease(t *testing.T) {
 	if ran.Load() != 0 {
 		t.Fatal("ran while another replica's lease was held")
 	}
+	if n := set.Yielded("job"); n != 1 {
+		t.Fatalf("yielded %d times to the held lease, want 1 (one look, then asleep until it lapses)", n)
+	}
 	clock.Advance(time.Second)
 	eventually(t, "the pass after the lease lapsed", func() bool { return ran.Load() == 1 })
 	row := d.Client.TimerLease.GetX(t.Context(), "job")
