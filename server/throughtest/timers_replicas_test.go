@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/learning"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/teamsubscription"
 	"github.com/switchboard-hq/switchboard/ent/timerlease"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -32,6 +33,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/economy"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
 	"github.com/switchboard-hq/switchboard/server/federation/spoke"
+	"github.com/switchboard-hq/switchboard/server/groups"
 	"github.com/switchboard-hq/switchboard/server/learnings"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/network/networktest"
@@ -67,7 +69,7 @@ func (w *timerWorld) nextAccount() int {
 	return w.accounts
 }
 
-func newTimerWorld(t *testing.T) *timerWorld {
+func newTimerWorld(t *testing.T, opts ...servertest.Option) *timerWorld {
 	t.Helper()
 	w := &timerWorld{clock: clockwork.NewFakeClockAt(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))}
 	dsn := dbtest.DSN(t)
@@ -83,12 +85,12 @@ func newTimerWorld(t *testing.T) *timerWorld {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = d.Close() })
-		w.replicas = append(w.replicas, servertest.New(t, servertest.WithDB(d), servertest.WithPrivateEndpoints(), servertest.WithSecretKey(key),
+		w.replicas = append(w.replicas, servertest.New(t, append([]servertest.Option{servertest.WithDB(d), servertest.WithPrivateEndpoints(), servertest.WithSecretKey(key),
 			withExecutions(server.ExecutionConfig{CallTimeout: 2 * time.Second, BreakerOpenFor: time.Minute}),
 			servertest.WithSelfPublicURL(), // after the executions' config, which holds it
 			// Peers reach the replicas on loopback (the digests, the patterns).
 			servertest.WithNetwork(network.Config{Enabled: true, AllowPrivate: true}),
-			func(cfg *server.Config) { cfg.Clock = w.clock }))
+			func(cfg *server.Config) { cfg.Clock = w.clock }}, opts...)...))
 	}
 	w.admin = w.replicas[0].SignUp("owner")
 	return w
@@ -167,8 +169,9 @@ type timerProbe func(t *testing.T, w *timerWorld) (next func(deadClaim bool) due
 // timerProbes cover the registry: a timer registered in internal/timers is
 // covered by adding its probe here (TestEveryTimerFiresOnceAcrossReplicas
 // fails for a registered timer that has none). groups.RenewalTimer is
-// registered on a hub only, and this world is a spoke (a hub joins no hub,
-// and the heartbeat's probe needs the replicas joined to one).
+// registered on a hub only, and the heartbeat's probe needs the replicas
+// joined to a hub, which a hub cannot: it is walked in a second world of
+// hubs.
 var timerProbes = map[string]timerProbe{
 	// The 6-hour board scan: one cortex_scan entry per account and period.
 	boardsvc.TimerName: func(t *testing.T, w *timerWorld) func(bool) dueItem {
@@ -177,6 +180,32 @@ var timerProbes = map[string]timerProbe{
 			cortexCard(t, ann, map[string]any{"title": "Scan me"})
 			return dueItem{due: periodDue(t, w, boardsvc.TimerName),
 				fired: func() int { return countActivity(t, w.replicas[0], ann.ID, "cortex_scan") }}
+		}
+	},
+	// The team plans' renewal: a platform team's plan renews once at its
+	// period's end, one more subscription charge for it in the ledger.
+	groups.RenewalTimer: func(t *testing.T, w *timerWorld) func(bool) dueItem {
+		s := w.replicas[0]
+		return func(bool) dueItem {
+			owner := w.signUp("teamowner")
+			res := owner.Session.Do(http.MethodPost, "/api/teams", map[string]any{"name": fmt.Sprintf("Renewed team %d", w.nextAccount())})
+			team := jsonObj(t, wantOK(t, res, http.StatusCreated), "team")
+			if team["isSelfHosted"] != false {
+				t.Fatalf("a platform team: %v", team)
+			}
+			id := team["id"].(string)
+			servertest.WantStatus(t, owner.Session.Do(http.MethodPost, "/api/teams/"+id+"/subscription", map[string]any{"plan": "starter"}), http.StatusOK)
+			sub, err := s.DB.TeamSubscription.Query().Where(teamsubscription.TeamID(id)).Only(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return dueItem{due: sub.CurrentPeriodEnd.Sub(w.clock.Now()) + time.Second, fired: func() int {
+				n, err := s.DB.LedgerEntry.Query().Where(ledgerentry.HoldID(sub.ID), ledgerentry.Kind(payments.KindSubscription)).Count(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n - 1 // the first month's, charged when subscribing
+			}}
 		}
 	},
 	// The executions' sweep: an execution past its executionTimeout times
@@ -527,66 +556,92 @@ func (w *timerWorld) yields(t *testing.T, name string, d time.Duration) {
 // three replicas on one database, and the same after the replica holding
 // its lease is killed.
 func TestEveryTimerFiresOnceAcrossReplicas(t *testing.T) {
-	w := newTimerWorld(t)
-	for _, name := range w.replicas[0].App.Timers.Names() {
-		probe, ok := timerProbes[name]
-		if !ok {
-			t.Errorf("timer %s is registered but has no probe in timerProbes", name)
-			continue
-		}
-		t.Run(name, func(t *testing.T) {
-			owns := w.replicas[0].App.Timers.Owns(name)
-			// What an earlier probe's moves of the clock made due runs now,
-			// not inside this probe's counts.
-			w.fire(t, name, 0)
-			next := probe(t, w)
-			it := next(false)
-			w.fire(t, name, it.due)
-			servertest.WaitFor(t, name+" fired", func() bool { return it.fired() >= 1 })
-			w.fire(t, name, 0) // every replica looks once more
-			if n := it.fired(); n != 1 {
-				t.Fatalf("%s fired %d times for one due item", name, n)
-			}
-
-			// The replica holding the lease is killed: its lease stands until
-			// it lapses, then one live replica takes the item, once.
-			if owns {
-				it = next(true)
-				w.clock.Advance(it.due + it.heldFor - time.Second)
-				for _, r := range w.replicas {
-					r.App.Timers.Wake(name)
-				}
-				stillFor(t, name+" not sent under a dead dispatcher's claim", 300*time.Millisecond, func() bool { return it.fired() == 0 })
-				w.fire(t, name, 2*time.Second)
-			} else {
-				lease := w.replicas[0].App.Timers.Lease()
-				w.holdDead(t, name, w.clock.Now().Add(24*365*time.Hour))
-				it = next(false)
-				until := w.clock.Now().Add(it.due + lease).UTC()
-				if err := w.replicas[0].DB.TimerLease.Update().Where(timerlease.ID(name), timerlease.Holder(deadReplica)).
-					SetUntil(until).Exec(t.Context()); err != nil {
-					t.Fatal(err)
-				}
-				held, err := w.replicas[0].DB.TimerLease.Get(t.Context(), name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				w.yields(t, name, it.due)
-				if n := it.fired(); n != 0 {
-					t.Fatalf("%s fired %d times under a dead replica's live lease", name, n)
-				}
-				if row, err := w.replicas[0].DB.TimerLease.Get(t.Context(), name); err != nil || row.Holder != deadReplica || row.Passes != held.Passes {
-					t.Fatalf("the dead replica's lease of %s after the replicas looked: %+v %v, want held with %d passes", name, row, err, held.Passes)
-				}
-				w.fire(t, name, lease+time.Second)
-			}
-			servertest.WaitFor(t, name+" fired after the dead holder's lease", func() bool { return it.fired() >= 1 })
-			w.fire(t, name, 0)
-			if n := it.fired(); n != 1 {
-				t.Fatalf("%s fired %d times for one due item after its holder was killed", name, n)
-			}
-		})
+	spokes := newTimerWorld(t)
+	walked := map[string]bool{}
+	for _, name := range spokes.replicas[0].App.Timers.Names() {
+		walked[name] = true
+		walkTimer(t, spokes, name)
 	}
+	// A hub's own timers (team_renewals) in a world of hubs: only those the
+	// first world does not register, as it walked the rest.
+	hubs := newTimerWorld(t, servertest.WithRole("hub"))
+	for _, name := range hubs.replicas[0].App.Timers.Names() {
+		if !walked[name] {
+			walked[name] = true
+			walkTimer(t, hubs, name)
+		}
+	}
+	// A probe neither world walks covers nothing: its timer was renamed, or
+	// left the worlds.
+	for name := range timerProbes {
+		if !walked[name] {
+			t.Errorf("timerProbes has a probe for %s, which neither world registers", name)
+		}
+	}
+}
+
+// walkTimer fires the named timer of w on every replica for a due item of
+// its probe, then for another behind a dead replica's lease, and checks
+// each was acted on once.
+func walkTimer(t *testing.T, w *timerWorld, name string) {
+	t.Helper()
+	probe, ok := timerProbes[name]
+	if !ok {
+		t.Errorf("timer %s is registered but has no probe in timerProbes", name)
+		return
+	}
+	t.Run(name, func(t *testing.T) {
+		owns := w.replicas[0].App.Timers.Owns(name)
+		// What an earlier probe's moves of the clock made due runs now,
+		// not inside this probe's counts.
+		w.fire(t, name, 0)
+		next := probe(t, w)
+		it := next(false)
+		w.fire(t, name, it.due)
+		servertest.WaitFor(t, name+" fired", func() bool { return it.fired() >= 1 })
+		w.fire(t, name, 0) // every replica looks once more
+		if n := it.fired(); n != 1 {
+			t.Fatalf("%s fired %d times for one due item", name, n)
+		}
+
+		// The replica holding the lease is killed: its lease stands until
+		// it lapses, then one live replica takes the item, once.
+		if owns {
+			it = next(true)
+			w.clock.Advance(it.due + it.heldFor - time.Second)
+			for _, r := range w.replicas {
+				r.App.Timers.Wake(name)
+			}
+			stillFor(t, name+" not sent under a dead dispatcher's claim", 300*time.Millisecond, func() bool { return it.fired() == 0 })
+			w.fire(t, name, 2*time.Second)
+		} else {
+			lease := w.replicas[0].App.Timers.Lease()
+			w.holdDead(t, name, w.clock.Now().Add(24*365*time.Hour))
+			it = next(false)
+			until := w.clock.Now().Add(it.due + lease).UTC()
+			if err := w.replicas[0].DB.TimerLease.Update().Where(timerlease.ID(name), timerlease.Holder(deadReplica)).
+				SetUntil(until).Exec(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			held, err := w.replicas[0].DB.TimerLease.Get(t.Context(), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.yields(t, name, it.due)
+			if n := it.fired(); n != 0 {
+				t.Fatalf("%s fired %d times under a dead replica's live lease", name, n)
+			}
+			if row, err := w.replicas[0].DB.TimerLease.Get(t.Context(), name); err != nil || row.Holder != deadReplica || row.Passes != held.Passes {
+				t.Fatalf("the dead replica's lease of %s after the replicas looked: %+v %v, want held with %d passes", name, row, err, held.Passes)
+			}
+			w.fire(t, name, lease+time.Second)
+		}
+		servertest.WaitFor(t, name+" fired after the dead holder's lease", func() bool { return it.fired() >= 1 })
+		w.fire(t, name, 0)
+		if n := it.fired(); n != 1 {
+			t.Fatalf("%s fired %d times for one due item after its holder was killed", name, n)
+		}
+	})
 }
 
 // stillFor fails unless ok holds throughout d: what must not happen is
