@@ -264,16 +264,26 @@ func (b *Bus) writeNotify(ctx context.Context, tx *ent.Tx, evs []db.Event) error
 		if err != nil {
 			return err
 		}
-		row, err := b.insert(ctx, tx, e.UserID, payload)
+		// The row and its notification in one round trip.
+		rows, err := tx.QueryContext(ctx, insertNotifySQL, e.UserID, payload, b.cfg.Now(), b.channel, notificationTail(e.UserID, payload))
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "SELECT pg_notify($1, $2)", b.channel, notification(row.ID, e.UserID, payload)); err != nil {
+		if !rows.Next() {
+			_ = rows.Close()
+			return fmt.Errorf("events: insert: no row (%w)", rows.Err())
+		}
+		if err := rows.Close(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// insertNotifySQL writes one event and notifies the channel ($4) of it: the
+// notification is the id the insert drew followed by $5 (notificationTail).
+const insertNotifySQL = `WITH ev AS (INSERT INTO stream_events (user_id, payload, created_at) VALUES ($1, $2, $3) RETURNING id)
+SELECT pg_notify($4, CAST(id AS TEXT) || $5) FROM ev`
 
 // encode is an emitted event as the bus stores it.
 func encode(e db.Event) (*switchboardv1.ChatEvent, []byte, error) {

@@ -102,7 +102,13 @@ const maxInlinePayload = 7000
 
 // notification is "<id> <user id>[ <base64 payload>]".
 func notification(id int64, userID string, payload []byte) string {
-	s := strconv.FormatInt(id, 10) + " " + userID
+	return strconv.FormatInt(id, 10) + notificationTail(userID, payload)
+}
+
+// notificationTail is what follows the id in a notification, so that the
+// statement that draws the id can write it (insertNotifySQL).
+func notificationTail(userID string, payload []byte) string {
+	s := " " + userID
 	if base64.StdEncoding.EncodedLen(len(payload)) <= maxInlinePayload {
 		s += " " + base64.StdEncoding.EncodeToString(payload)
 	}
