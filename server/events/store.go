@@ -100,13 +100,9 @@ func notifyChannel(ctx context.Context, d *db.DB) (string, error) {
 // a larger event is read back from the table by id.
 const maxInlinePayload = 7000
 
-// notification is "<id> <user id>[ <base64 payload>]".
-func notification(id int64, userID string, payload []byte) string {
-	return strconv.FormatInt(id, 10) + notificationTail(userID, payload)
-}
-
-// notificationTail is what follows the id in a notification, so that the
-// statement that draws the id can write it (insertNotifySQL).
+// A notification is "<id> <user id>[ <base64 payload>]" (parseNotification);
+// notificationTail is what follows the id, which the statement that draws
+// the id writes before it (insertNotifySQL).
 func notificationTail(userID string, payload []byte) string {
 	s := " " + userID
 	if base64.StdEncoding.EncodedLen(len(payload)) <= maxInlinePayload {
