@@ -57,29 +57,15 @@ SELECT 'item-' || i, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 'item', false, i, 'ma
 		{endOfColumnSQL, "card_user_id_status_order", []any{u.ID, "active"}},
 		{endOfChecklistSQL, "checklistitem_card_id_order", []any{"card-1"}},
 	} {
-		rows, err := d.SQL.QueryContext(ctx, "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) "+c.stmt, c.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan strings.Builder
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan.WriteString(line + "\n")
-		}
-		if err := rows.Close(); err != nil {
-			t.Fatal(err)
-		}
+		plan := dbtest.Plan(t, d.SQL, "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) "+c.stmt, c.args...)
 		scan := ""
-		for _, line := range strings.Split(plan.String(), "\n") {
+		for _, line := range strings.Split(plan, "\n") {
 			if strings.Contains(line, "Scan") {
 				scan = line
 			}
 		}
 		if !strings.Contains(scan, "Backward using "+c.index) || !strings.Contains(scan, "rows=1 loops=1") {
-			t.Fatalf("%s reads more than the index's last entry:\n%s", c.stmt, plan.String())
+			t.Fatalf("%s reads more than the index's last entry:\n%s", c.stmt, plan)
 		}
 	}
 }

@@ -88,23 +88,7 @@ func TestQueuePageWalksTheIndexWithoutStatistics(t *testing.T) {
 			lits[i] = fmt.Sprint(v)
 		}
 	}
-	rows, err := conn.QueryContext(ctx, "EXPLAIN EXECUTE queue_page("+strings.Join(lits, ", ")+")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan strings.Builder
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan.WriteString(line + "\n")
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	p := plan.String()
+	p := dbtest.Plan(t, conn, "EXPLAIN EXECUTE queue_page("+strings.Join(lits, ", ")+")")
 	if !strings.Contains(p, "Index Scan Backward using queueitem_user_id_created_at") || strings.Contains(p, "Bitmap Heap Scan") || strings.Contains(p, "Seq Scan") {
 		t.Fatalf("the page's generic plan does not walk the (user_id, created_at) index:\n%s", p)
 	}

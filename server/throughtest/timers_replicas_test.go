@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/internal/timers"
 	"github.com/switchboard-hq/switchboard/server"
 	boardsvc "github.com/switchboard-hq/switchboard/server/board"
 	"github.com/switchboard-hq/switchboard/server/economy"
@@ -106,21 +107,7 @@ func (w *timerWorld) fire(t *testing.T, name string, d time.Duration) {
 		return // it claims each row itself and wakes on its own
 	}
 	w.idle(t, name)
-	before := make([]int64, len(w.replicas))
-	for i, r := range w.replicas {
-		before[i] = r.App.Timers.Passes(name)
-	}
-	w.clock.Advance(d)
-	servertest.WaitFor(t, "a pass of "+name+" on every replica", func() bool {
-		all := true
-		for i, r := range w.replicas {
-			if r.App.Timers.Passes(name) <= before[i] {
-				r.App.Timers.Wake(name)
-				all = false
-			}
-		}
-		return all
-	})
+	w.advanceUntil(t, name, d, "a pass of "+name+" on every replica", (*timers.Set).Passes)
 	w.idle(t, name)
 }
 
@@ -535,15 +522,22 @@ func (w *timerWorld) holdDead(t *testing.T, name string, until time.Time) {
 // until each has found it held and run no pass.
 func (w *timerWorld) yields(t *testing.T, name string, d time.Duration) {
 	t.Helper()
+	w.advanceUntil(t, name, d, "every replica finding "+name+"'s lease held", (*timers.Set).Yielded)
+}
+
+// advanceUntil moves the clock by d and wakes name on every replica until
+// count (of that replica's timers, for name) has moved on each.
+func (w *timerWorld) advanceUntil(t *testing.T, name string, d time.Duration, what string, count func(*timers.Set, string) int64) {
+	t.Helper()
 	before := make([]int64, len(w.replicas))
 	for i, r := range w.replicas {
-		before[i] = r.App.Timers.Yielded(name)
+		before[i] = count(r.App.Timers, name)
 	}
 	w.clock.Advance(d)
-	servertest.WaitFor(t, "every replica finding "+name+"'s lease held", func() bool {
+	servertest.WaitFor(t, what, func() bool {
 		all := true
 		for i, r := range w.replicas {
-			if r.App.Timers.Yielded(name) <= before[i] {
+			if count(r.App.Timers, name) <= before[i] {
 				r.App.Timers.Wake(name)
 				all = false
 			}
