@@ -64,6 +64,23 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// AdvanceUntil waits for work a timer on c starts, moving c by step each time
+// cond does not hold yet. One Advance can land while a loop is still in its
+// previous pass, before it waits on c again; that loop then waits for a time
+// nobody moves to. Stepping again wakes it, so step must be small beside what
+// the test asserts about time.
+func AdvanceUntil(t testing.TB, c *Clock, step time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		c.Advance(step)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // At reads an RFC 3339 timestamp of a JSON answer.
 func At(t testing.TB, v any) time.Time {
 	t.Helper()

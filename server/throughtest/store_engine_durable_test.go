@@ -117,7 +117,7 @@ func TestExecutionTimeoutOnTheClock(t *testing.T) {
 		t.Fatalf("timed out early: %+v", r)
 	}
 	f.s.Clock.Advance(2 * time.Second)
-	servertest.WaitFor(t, "the timeout", func() bool { return f.row(t, exID).Status == "timeout" })
+	servertest.AdvanceUntil(t, f.s.Clock, time.Second, "the timeout", func() bool { return f.row(t, exID).Status == "timeout" })
 	r := f.row(t, exID)
 	if r.PaymentHoldStatus != "released" || r.FailureReason == nil {
 		t.Errorf("timed-out row %+v", r)
