@@ -6,15 +6,20 @@ import (
 	"fmt"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 )
 
 // The create transaction's statements as the API issues them for
 // POST /api/v2/queue {"title": …} with no card, project or references
 // (server/queue: settings, kanban.EndOfColumn, the bridge's card and
-// checklist row, the item, two activity entries), written with database/sql
-// alone. "$n" binds by position on SQLite too, so one text serves both
-// databases. It is the yardstick the API's create is reported against.
+// checklist row, the item, two activity entries, and the two events a live
+// view hears: queue_updated and the board's card), written with database/sql
+// alone: exactly the rows the create writes (TestRawCreateWritesWhatACreateWrites).
+// "$n" binds by position on SQLite too, so one text serves both databases. It
+// is the yardstick the API's create is reported against.
 const (
 	rawSettingsSQL = `SELECT queue_auto_approve, assistant_name FROM settings WHERE user_id = $1`
 	rawEndOfColSQL = `SELECT COALESCE((SELECT "order" FROM cards WHERE user_id = $1 AND status = $2 ORDER BY "order" DESC LIMIT 1), -1) + 1`
@@ -26,6 +31,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
 	rawEntrySQL = `INSERT INTO activity_entries (id, user_id, action, category, actor, summary, card_id, is_cross_user, metadata, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+	rawEventsSQL = `INSERT INTO stream_events (user_id, payload, created_at) VALUES ($1, $2, $3), ($4, $5, $6)`
 )
 
 // rawCreate runs one create in its own transaction, as one API request does.
@@ -69,10 +75,20 @@ func rawCreateIn(ctx context.Context, tx *sql.Tx, userID, title string) error {
 		{rawItemSQL, []any{itemID, now, now, userID, "task", title, nil, "medium", status, nil, "", "owner", nil, cardID, nil, nil}},
 		{rawEntrySQL, []any{ids.New(), userID, "queue_added", "queue", "bench", fmt.Sprintf("Queued %q (%s)", title, status), cardID, false,
 			`{"queueItemId":"` + itemID + `","status":"` + status + `"}`, now}},
+		{rawEventsSQL, []any{userID, rawEvent(&switchboardv1.ChatEvent{Type: "queue_updated", Change: proto.String("created"),
+			Item: &switchboardv1.QueueItemBrief{Id: itemID, Title: title, Status: status, Priority: "medium"}}), now,
+			userID, rawEvent(&switchboardv1.ChatEvent{Type: "card_changed", Record: &switchboardv1.RecordChange{Id: cardID, Change: "created",
+				Brief: proto.String(fmt.Sprintf("Created card %q for queued task", title))}}), now}},
 	} {
 		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
 			return fmt.Errorf("%.30s: %w", s.q, err)
 		}
 	}
 	return nil
+}
+
+// rawEvent is an event's stored form, as the bus stores it.
+func rawEvent(ev *switchboardv1.ChatEvent) []byte {
+	b, _ := proto.Marshal(ev)
+	return b
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"sync"
@@ -16,6 +17,8 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/dashboard"
+	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
@@ -54,6 +57,23 @@ func runTxCreator(ctx context.Context, dsn, userID string, workers int, d time.D
 	return r, nil
 }
 
+// createService is the queue service as server.New wires it for a create:
+// rows on its clock, the event bus storing what a unit of work emits, and
+// what a create's domain events write (TestRawCreateWritesWhatACreateWrites
+// holds it to the server's create).
+func createService(database *db.DB) (*queue.Service, func(), error) {
+	now := func() time.Time { return time.Now().UTC() }
+	database.SetClock(now)
+	bus, err := events.New(events.Config{DB: database, Now: now, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, nil, err
+	}
+	// The dashboard's card_changed, which the server subscribes to the
+	// activity feed (server/subscriptions.go).
+	database.Subscribe(db.On(dashboard.Recorded))
+	return &queue.Service{DB: database, Now: now}, bus.Close, nil
+}
+
 // txCreatorMain is the child: workers goroutines create items for d.
 func txCreatorMain(args []string) error {
 	fs := flag.NewFlagSet("tx-creator", flag.ContinueOnError)
@@ -74,9 +94,11 @@ func txCreatorMain(args []string) error {
 		return err
 	}
 	defer database.Close()
-	now := func() time.Time { return time.Now().UTC() }
-	database.SetClock(now) // as server.New does: rows on the service's clock
-	svc := &queue.Service{DB: database, Now: now}
+	svc, closeBus, err := createService(database)
+	if err != nil {
+		return err
+	}
+	defer closeBus()
 	pctx := auth.WithPrincipal(ctx, &auth.Principal{
 		UserID: *userID, Username: "bench", Name: "Bench", Role: "admin",
 		Via: auth.ViaKey, KeyID: "bench", KeyLabel: "bench",

@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,6 +86,7 @@ type Bus struct {
 	db       *db.DB
 	postgres bool
 	channel  string // PostgreSQL NOTIFY channel, per schema
+	sequence string // PostgreSQL: the sequence stream_events' ids come from
 
 	mu       sync.Mutex
 	hubs     map[string]*hub // by account
@@ -155,6 +155,10 @@ func New(cfg Config) (*Bus, error) {
 		if err != nil {
 			stop()
 			return nil, err
+		}
+		if err := cfg.DB.SQL.QueryRowContext(ctx, "SELECT pg_get_serial_sequence('stream_events', 'id')").Scan(&b.sequence); err != nil {
+			stop()
+			return nil, fmt.Errorf("events: the id sequence: %w", err)
 		}
 		b.channel = ch
 		b.goRun(func() { b.listen(ctx) })
@@ -246,44 +250,54 @@ func (b *Bus) Write(ctx context.Context, tx *ent.Tx, evs []db.Event) (func(), er
 }
 
 func (b *Bus) writeNotify(ctx context.Context, tx *ent.Tx, evs []db.Event) error {
-	users := make([]string, 0, 1)
-	for _, e := range evs {
-		if !slices.Contains(users, e.UserID) {
-			users = append(users, e.UserID)
-		}
-	}
-	// In one order, so two transactions never wait for each other's locks.
-	slices.Sort(users)
-	for _, u := range users {
-		if err := b.db.Serialize(ctx, tx, "events:"+u); err != nil {
-			return err
-		}
-	}
-	for _, e := range evs {
+	users := make([]string, len(evs))
+	payloads := make([][]byte, len(evs))
+	tails := make([]string, len(evs))
+	for i, e := range evs {
 		_, payload, err := encode(e)
 		if err != nil {
 			return err
 		}
-		// The row and its notification in one round trip.
-		rows, err := tx.QueryContext(ctx, insertNotifySQL, e.UserID, payload, b.cfg.Now(), b.channel, notificationTail(e.UserID, payload))
-		if err != nil {
-			return err
-		}
-		if !rows.Next() {
-			_ = rows.Close()
-			return fmt.Errorf("events: insert: no row (%w)", rows.Err())
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
+		users[i], payloads[i], tails[i] = e.UserID, payload, notificationTail(e.UserID, payload)
+	}
+	// The locks, the rows and their notifications in one round trip.
+	rows, err := tx.QueryContext(ctx, writeNotifySQL, users, payloads, b.cfg.Now(), b.channel, tails, b.sequence)
+	if err != nil {
+		return fmt.Errorf("events: insert: %w", err)
+	}
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("events: insert: %w", err)
+	}
+	if n != len(evs) {
+		return fmt.Errorf("events: insert: %d notifications for %d events", n, len(evs))
 	}
 	return nil
 }
 
-// insertNotifySQL writes one event and notifies the channel ($4) of it: the
-// notification is the id the insert drew followed by $5 (notificationTail).
-const insertNotifySQL = `WITH ev AS (INSERT INTO stream_events (user_id, payload, created_at) VALUES ($1, $2, $3) RETURNING id)
-SELECT pg_notify($4, CAST(id AS TEXT) || $5) FROM ev`
+// writeNotifySQL stores a unit of work's events ($1 accounts, $2 payloads, in
+// emit order) and notifies the channel ($4) of each: "<id>" followed by its
+// tail ($5, notificationTail). First it takes each account's lock, in one
+// (byte) order so that two writers never wait on each other, and only then
+// draws the ids ($6 is the id sequence): an account's ids follow commit order.
+// The ids drawn are handed out smallest first in emit order, whatever order
+// nextval ran in, and PostgreSQL runs a volatile output function (pg_notify)
+// after the ORDER BY sort, so the notifications go in id order too.
+const writeNotifySQL = `WITH locks AS (
+	SELECT COUNT(pg_advisory_xact_lock(hashtext(k))) AS n
+	FROM (SELECT DISTINCT ('events:' || u) COLLATE "C" AS k FROM unnest($1::text[]) AS a(u) ORDER BY k) AS s
+), drawn AS (
+	SELECT nextval($6::regclass) AS id FROM generate_series(1, cardinality($1::text[])), locks
+), numbered AS (
+	SELECT id, row_number() OVER (ORDER BY id) AS o FROM drawn
+), ins AS (
+	INSERT INTO stream_events (id, user_id, payload, created_at)
+	SELECT n.id, x.u, x.p, $3 FROM numbered AS n JOIN unnest($1::text[], $2::bytea[]) WITH ORDINALITY AS x(u, p, o) ON x.o = n.o
+)
+SELECT pg_notify($4, CAST(n.id AS TEXT) || ($5::text[])[n.o]) FROM numbered AS n ORDER BY n.id`
 
 // encode is an emitted event as the bus stores it.
 func encode(e db.Event) (*switchboardv1.ChatEvent, []byte, error) {

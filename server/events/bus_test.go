@@ -275,3 +275,77 @@ func TestFrameShape(t *testing.T) {
 		}
 	}
 }
+
+// A unit of work's events for two accounts, emitted in either account's
+// order by many writers at once: no writer waits on another's locks for
+// good (PostgreSQL takes them in one order), each account hears every event
+// once with rising ids, and each unit's events in the order it emitted them.
+func TestUnitsOfTwoAccountsKeepEmitOrder(t *testing.T) {
+	const writers, units = 8, 10
+	d := dbtest.Open(t)
+	bus := newBus(t, d, Config{Buffer: writers * units * 3})
+	ctx := context.Background()
+	ann, bob := newUser(t, d, "ann"), newUser(t, d, "bob")
+	subs := map[string]*Subscription{}
+	for _, u := range []string{ann, bob} {
+		sub, _, err := bus.Subscribe(ctx, u, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Close()
+		subs[u] = sub
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		first, second := ann, bob
+		if w%2 == 1 {
+			first, second = bob, ann
+		}
+		wg.Go(func() {
+			for u := range units {
+				err := d.InTx(ctx, func(tx *db.Tx) error {
+					for i, acct := range []string{first, second, first, second, first} {
+						tx.Emit(db.Event{UserID: acct, Body: message(fmt.Sprintf("w%d u%d e%d", w, u, i))})
+					}
+					return nil
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for acct, want := range map[string]int{ann: writers * units * 5 / 2, bob: writers * units * 5 / 2} {
+		// Each writer's events reach an account as e0 e2 e4 (first) or e1 e3 (second) per unit, units in order.
+		next := map[string]int{} // writer → index of the next event expected, over its units
+		last := int64(0)
+		for n := range want {
+			var f *Frame
+			select {
+			case f = <-subs[acct].c:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("account %s: %d of %d events", acct, n, want)
+			}
+			if f.ID <= last {
+				t.Fatalf("id %d after %d", f.ID, last)
+			}
+			last = f.ID
+			var w, u, e int
+			if _, err := fmt.Sscanf(f.Msg.GetEvent().GetMessage().GetContent(), "w%d u%d e%d", &w, &u, &e); err != nil {
+				t.Fatal(err)
+			}
+			key := fmt.Sprint(w)
+			if got := u*5 + e; got < next[key] {
+				t.Fatalf("writer %d: unit %d event %d after a later one", w, u, e)
+			}
+			next[key] = u*5 + e + 1
+		}
+	}
+}

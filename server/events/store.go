@@ -102,7 +102,7 @@ const maxInlinePayload = 7000
 
 // A notification is "<id> <user id>[ <base64 payload>]" (parseNotification);
 // notificationTail is what follows the id, which the statement that draws
-// the id writes before it (insertNotifySQL).
+// the id writes before it (writeNotifySQL).
 func notificationTail(userID string, payload []byte) string {
 	s := " " + userID
 	if base64.StdEncoding.EncodedLen(len(payload)) <= maxInlinePayload {
