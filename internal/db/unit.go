@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"entgo.io/ent/dialect"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -21,6 +22,7 @@ type Tx struct {
 	db     *DB // the database it runs on, for Serialize
 	events []Event
 	after  []func()
+	atEnd  []func(context.Context) error
 }
 
 // Serialize is DB.Serialize in this unit of work, for code handed only the
@@ -28,6 +30,10 @@ type Tx struct {
 func (t *Tx) Serialize(ctx context.Context, key string) error {
 	return t.db.Serialize(ctx, t, key)
 }
+
+// Postgres tells whether the unit runs on PostgreSQL, where concurrent
+// writers run at once (on SQLite they queue).
+func (t *Tx) Postgres() bool { return t.db.Dialect == dialect.Postgres }
 
 // Event is a change announced on an account's event streams (server/events).
 type Event struct {
@@ -46,6 +52,13 @@ func (tx *Tx) Emit(ev Event) { tx.events = append(tx.events, ev) }
 // committed, in the order registered; never when it fails or is rolled back.
 // fn must not fail the request: the change is already committed.
 func (tx *Tx) AfterCommit(fn func()) { tx.after = append(tx.after, fn) }
+
+// AtEnd runs fn in this unit of work once the function given to InTx has
+// returned, in the order registered and before the events are stored: a
+// lock taken there is held only through the last statements and the commit,
+// for work that many writers of one account serialise on (a card's place at
+// the end of its column). An error fails the unit.
+func (tx *Tx) AtEnd(fn func(ctx context.Context) error) { tx.atEnd = append(tx.atEnd, fn) }
 
 // Outbox is where emitted events go (server/events.Bus): Write stores them in
 // the transaction of their change (on PostgreSQL it also NOTIFYs there, which
@@ -103,6 +116,11 @@ func (d *DB) run(ctx context.Context, u *Tx, fn func(*Tx) error) (out outcome, e
 	u.db = d
 	if err := fn(u); err != nil {
 		return outcome{}, err
+	}
+	for i := 0; i < len(u.atEnd); i++ { // one may register another
+		if err := u.atEnd[i](ctx); err != nil {
+			return outcome{}, err
+		}
 	}
 	return d.finish(ctx, u)
 }

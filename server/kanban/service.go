@@ -136,6 +136,34 @@ func EndOfColumn(ctx context.Context, tx *db.Tx, userID, status string) (int, er
 	return next, rows.Close()
 }
 
+// placeAtEndSQL moves a card the unit of work inserted to one past the
+// largest order among the account's other cards of its column.
+const placeAtEndSQL = `UPDATE cards SET "order" = COALESCE((SELECT "order" FROM cards WHERE user_id = $1 AND status = $2 AND id <> $3 ORDER BY "order" DESC LIMIT 1), -1) + 1 WHERE id = $4`
+
+// NewCardOrder is the order to insert cardID, a new card of userID's in
+// column status, with so that it ends at the end of the column. On SQLite,
+// whose writers queue, that is EndOfColumn now. On PostgreSQL, the column's
+// lock taken now would make the account's concurrent creates wait for each
+// other through all of their statements and commit, so it answers a stand-in
+// (-1) and moves the card to the end when the unit of work ends (db.Tx.AtEnd),
+// under the lock: then the lock is held only through the events' statement
+// and the commit. The card must be inserted in this unit of work.
+func NewCardOrder(ctx context.Context, tx *db.Tx, userID, status, cardID string) (int, error) {
+	if !tx.Postgres() {
+		return EndOfColumn(ctx, tx, userID, status)
+	}
+	tx.AtEnd(func(ctx context.Context) error {
+		if err := LockColumns(ctx, tx, userID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, placeAtEndSQL, userID, status, cardID, cardID); err != nil {
+			return fmt.Errorf("kanban: place card at the end of %s: %w", status, err)
+		}
+		return nil
+	})
+	return -1, nil
+}
+
 // ListCards pages the board with checklists and four-field contacts.
 func (s *Service) ListCards(ctx context.Context, req *switchboardv1.ListCardsRequest) (*switchboardv1.ListCardsResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)

@@ -84,14 +84,11 @@ func (b bridge) linkCard(ctx context.Context, item *ent.QueueItem, meta map[stri
 }
 
 func (b bridge) newCard(ctx context.Context, item *ent.QueueItem) (string, error) {
-	if err := kanban.LockColumns(ctx, b.tx, b.userID); err != nil {
-		return "", err
-	}
-	order, err := kanban.EndOfColumn(ctx, b.tx, b.userID, string(card.StatusActive))
+	id, now := ids.New(), b.now
+	order, err := kanban.NewCardOrder(ctx, b.tx, b.userID, string(card.StatusActive), id)
 	if err != nil {
 		return "", err
 	}
-	id, now := ids.New(), b.now
 	// The card carries the item's words, so their writer too.
 	w := textWriter(item)
 	if _, err := b.tx.ExecContext(ctx, insertCard, id, now, now, item.Title, item.Description,
