@@ -15,6 +15,7 @@
 //	              (card, checklist row) and activity side effects
 //	(f) raw create the same statements with database/sql alone, a transaction
 //	              each (the yardstick create is reported against)
+//	(f-lk)        (f) with the server's two per-account locks (PostgreSQL)
 //
 // With -db postgres://… everything runs on a fresh schema of that database.
 //

@@ -5,17 +5,21 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 )
 
 // results are the figures one run produced.
 type results struct {
-	cpu     map[string]*tally // closed-loop rounds, by variant key
-	lat     map[string]tally  // open loop at half capacity
-	rate    map[string]float64
-	tx      txRun // the create transaction in-process, no HTTP
-	rawTx   txRun // the same statements with database/sql alone
-	elapsed time.Duration
+	cpu   map[string]*tally // closed-loop rounds, by variant key
+	lat   map[string]tally  // open loop at half capacity
+	rate  map[string]float64
+	tx    txRun // the create transaction in-process, no HTTP
+	rawTx txRun // the same statements with database/sql alone
+	// rawLockedTx is rawTx with the server's two per-account locks
+	// (PostgreSQL only; zero on SQLite, whose writers queue anyway).
+	rawLockedTx txRun
+	elapsed     time.Duration
 }
 
 func measure(ctx context.Context, e *env, cfg config) (*results, error) {
@@ -48,17 +52,23 @@ func measure(ctx context.Context, e *env, cfg config) (*results, error) {
 	// The transaction alone, in its own process while the server idles: what
 	// the storage path sustains with HTTP, key look-up and rendering set aside.
 	fmt.Fprintf(os.Stderr, "bench: create transaction in-process, %d workers for %s\n", cfg.txWorkers, cfg.createFor/2)
-	if r.tx, err = runTxCreator(ctx, e.dsn, e.userID, cfg.txWorkers, cfg.createFor/2, false); err != nil {
+	if r.tx, err = runTxCreator(ctx, e.dsn, e.userID, cfg.txWorkers, cfg.createFor/2, "service"); err != nil {
 		return nil, err
 	}
 	// The same statements with database/sql alone, same workers, same length:
 	// the yardstick create is reported against, as (b) is for the list.
 	fmt.Fprintf(os.Stderr, "bench: raw create baseline, %d workers for %s\n", cfg.txWorkers, cfg.createFor/2)
-	if r.rawTx, err = runTxCreator(ctx, e.dsn, e.userID, cfg.txWorkers, cfg.createFor/2, true); err != nil {
+	if r.rawTx, err = runTxCreator(ctx, e.dsn, e.userID, cfg.txWorkers, cfg.createFor/2, "raw"); err != nil {
 		return nil, err
 	}
-	if r.tx.Errors > 0 || r.rawTx.Errors > 0 {
-		return nil, fmt.Errorf("tx-creator: %d failed creates, raw: %d", r.tx.Errors, r.rawTx.Errors)
+	if strings.HasPrefix(e.dsn, "postgres") {
+		fmt.Fprintf(os.Stderr, "bench: raw create baseline with the server's locks, %d workers for %s\n", cfg.txWorkers, cfg.createFor/2)
+		if r.rawLockedTx, err = runTxCreator(ctx, e.dsn, e.userID, cfg.txWorkers, cfg.createFor/2, "raw-locked"); err != nil {
+			return nil, err
+		}
+	}
+	if r.tx.Errors > 0 || r.rawTx.Errors > 0 || r.rawLockedTx.Errors > 0 {
+		return nil, fmt.Errorf("tx-creator: %d failed creates, raw: %d, raw with locks: %d", r.tx.Errors, r.rawTx.Errors, r.rawLockedTx.Errors)
 	}
 	return r, nil
 }

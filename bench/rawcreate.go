@@ -32,22 +32,30 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
 	rawEntrySQL = `INSERT INTO activity_entries (id, user_id, action, category, actor, summary, card_id, is_cross_user, metadata, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 	rawEventsSQL = `INSERT INTO stream_events (user_id, payload, created_at) VALUES ($1, $2, $3), ($4, $5, $6)`
+	// With locked (PostgreSQL): the card placed at the end of its column under
+	// the account's column lock, and the events written under the account's
+	// events lock, in the order the server's create does them.
+	rawLockSQL  = `SELECT pg_advisory_xact_lock(hashtext($1))`
+	rawPlaceSQL = `UPDATE cards SET "order" = COALESCE((SELECT "order" FROM cards WHERE user_id = $1 AND status = $2 AND id <> $3 ORDER BY "order" DESC LIMIT 1), -1) + 1 WHERE id = $4`
 )
 
 // rawCreate runs one create in its own transaction, as one API request does.
-func rawCreate(ctx context.Context, d *sql.DB, userID, title string) error {
+// locked adds the server's two per-account locks (PostgreSQL only): what keeps
+// a column's orders dense and an account's event ids in commit order, which
+// the plain baseline does not keep.
+func rawCreate(ctx context.Context, d *sql.DB, userID, title string, locked bool) error {
 	tx, err := d.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := rawCreateIn(ctx, tx, userID, title); err != nil {
+	if err := rawCreateIn(ctx, tx, userID, title, locked); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	return tx.Commit()
 }
 
-func rawCreateIn(ctx context.Context, tx *sql.Tx, userID, title string) error {
+func rawCreateIn(ctx context.Context, tx *sql.Tx, userID, title string, locked bool) error {
 	now := time.Now().UTC()
 	var (
 		auto      bool
@@ -57,7 +65,9 @@ func rawCreateIn(ctx context.Context, tx *sql.Tx, userID, title string) error {
 	if err := tx.QueryRowContext(ctx, rawSettingsSQL, userID).Scan(&auto, &assistant); err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
-	if err := tx.QueryRowContext(ctx, rawEndOfColSQL, userID, "active").Scan(&order); err != nil {
+	if locked {
+		order = -1 // placed at the end below
+	} else if err := tx.QueryRowContext(ctx, rawEndOfColSQL, userID, "active").Scan(&order); err != nil {
 		return fmt.Errorf("end of column: %w", err)
 	}
 	status := "pending_confirmation"
@@ -65,21 +75,30 @@ func rawCreateIn(ctx context.Context, tx *sql.Tx, userID, title string) error {
 		status = "ready"
 	}
 	itemID, cardID := ids.New(), ids.New()
-	for _, s := range []struct {
+	type statement struct {
 		q    string
 		args []any
-	}{
+	}
+	statements := []statement{
 		{rawCardSQL, []any{cardID, now, now, title, nil, "active", "medium", "human", order, []byte("[]"), false, userID, nil}},
 		{rawEntrySQL, []any{ids.New(), userID, "card_created", "board", "bench", fmt.Sprintf("Created card %q for queued task", title), cardID, false, "", now}},
 		{rawRowSQL, []any{ids.New(), now, now, title, false, 0, "queue", itemID, "task_queued", "divi", userID, cardID}},
 		{rawItemSQL, []any{itemID, now, now, userID, "task", title, nil, "medium", status, nil, "", "owner", nil, cardID, nil, nil}},
 		{rawEntrySQL, []any{ids.New(), userID, "queue_added", "queue", "bench", fmt.Sprintf("Queued %q (%s)", title, status), cardID, false,
 			`{"queueItemId":"` + itemID + `","status":"` + status + `"}`, now}},
-		{rawEventsSQL, []any{userID, rawEvent(&switchboardv1.ChatEvent{Type: "queue_updated", Change: proto.String("created"),
+	}
+	if locked {
+		statements = append(statements,
+			statement{rawLockSQL, []any{"kanban-columns:" + userID}},
+			statement{rawPlaceSQL, []any{userID, "active", cardID, cardID}},
+			statement{rawLockSQL, []any{"events:" + userID}})
+	}
+	statements = append(statements,
+		statement{rawEventsSQL, []any{userID, rawEvent(&switchboardv1.ChatEvent{Type: "queue_updated", Change: proto.String("created"),
 			Item: &switchboardv1.QueueItemBrief{Id: itemID, Title: title, Status: status, Priority: "medium"}}), now,
 			userID, rawEvent(&switchboardv1.ChatEvent{Type: "card_changed", Record: &switchboardv1.RecordChange{Id: cardID, Change: "created",
-				Brief: proto.String(fmt.Sprintf("Created card %q for queued task", title))}}), now}},
-	} {
+				Brief: proto.String(fmt.Sprintf("Created card %q for queued task", title))}}), now}})
+	for _, s := range statements {
 		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
 			return fmt.Errorf("%.30s: %w", s.q, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/switchboard-hq/switchboard/ent/migrate"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -39,13 +41,15 @@ func TestRawCreateWritesWhatACreateWrites(t *testing.T) {
 	api := written(s.DB, func() {
 		servertest.WantStatus(t, c.Do(http.MethodPost, "/api/v2/queue", map[string]any{"title": "api"}), http.StatusCreated)
 	})
-	raw := written(s.DB, func() {
-		if err := rawCreate(ctx, s.DB.SQL, acct.ID, "raw"); err != nil {
-			t.Fatal(err)
+	for _, locked := range []bool{false, s.DB.Dialect == dialect.Postgres} {
+		raw := written(s.DB, func() {
+			if err := rawCreate(ctx, s.DB.SQL, acct.ID, "raw", locked); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if !maps.Equal(api, raw) || api["stream_events"] == 0 {
+			t.Fatalf("rows written by a create %v, by the raw baseline (locked %v) %v", api, locked, raw)
 		}
-	})
-	if !maps.Equal(api, raw) || api["stream_events"] == 0 {
-		t.Fatalf("rows written by a create %v, by the raw baseline %v", api, raw)
 	}
 
 	d := dbtest.Open(t)

@@ -66,6 +66,11 @@ func report(w io.Writer, cfg config, e *env, r *results) {
 	rawCPU := r.rawTx.CPU / time.Duration(max(r.rawTx.Creates, 1))
 	fmt.Fprintf(w, "| (f) create baseline: the same statements with database/sql (%d goroutines, a transaction each) | %.0f | %.0f | %.1f | %.2f | one item | | | |\n",
 		cfg.txWorkers, r.rawTx.rate(), us(rawCPU), float64(rawCPU)/float64(a), float64(rawCPU)/float64(b))
+	if lk := r.rawLockedTx; lk.Creates > 0 {
+		lkCPU := lk.CPU / time.Duration(lk.Creates)
+		fmt.Fprintf(w, "| (f-lk) the same with the server's two per-account locks (column, events) | %.0f | %.0f | %.1f | %.2f | one item | | | |\n",
+			lk.rate(), us(lkCPU), float64(lkCPU)/float64(a), float64(lkCPU)/float64(b))
+	}
 	fmt.Fprintln(w)
 	createRatios(w, r, rawCPU)
 	for _, t := range rows {
@@ -124,6 +129,14 @@ func createRatios(w io.Writer, r *results, rawCPU time.Duration) {
 	fmt.Fprintln(w, "Create against its baseline (f):")
 	fmt.Fprintf(w, "- e    REST create: CPU/create %.2f× (f), creates/s %.2f× (f)\n",
 		float64(rest.cpuPerReq())/float64(rawCPU), rest.rps()/r.rawTx.rate())
-	fmt.Fprintf(w, "- e-tx in-process create: CPU/create %.2f× (f), creates/s %.2f× (f)\n\n",
+	fmt.Fprintf(w, "- e-tx in-process create: CPU/create %.2f× (f), creates/s %.2f× (f)\n",
 		float64(txCPU)/float64(rawCPU), tx.rate()/r.rawTx.rate())
+	if lk := r.rawLockedTx; lk.Creates > 0 {
+		lkCPU := lk.CPU / time.Duration(lk.Creates)
+		fmt.Fprintf(w, "- e    REST create against (f-lk): CPU/create %.2f×, creates/s %.2f×\n",
+			float64(rest.cpuPerReq())/float64(lkCPU), rest.rps()/lk.rate())
+		fmt.Fprintf(w, "- e-tx in-process create against (f-lk): CPU/create %.2f×, creates/s %.2f×\n",
+			float64(txCPU)/float64(lkCPU), tx.rate()/lk.rate())
+	}
+	fmt.Fprintln(w)
 }

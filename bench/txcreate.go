@@ -35,14 +35,15 @@ type txRun struct {
 func (r txRun) rate() float64 { return float64(r.Creates) / r.Wall.Seconds() }
 
 // runTxCreator starts the child, waits for it and charges it its own CPU time.
-// raw runs the database/sql baseline (rawCreate) instead of queue.Service.
-func runTxCreator(ctx context.Context, dsn, userID string, workers int, d time.Duration, raw bool) (txRun, error) {
+// mode is what runs: "service" (queue.Service), "raw" (the database/sql
+// baseline, rawCreate) or "raw-locked" (the baseline with the server's locks).
+func runTxCreator(ctx context.Context, dsn, userID string, workers int, d time.Duration, mode string) (txRun, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return txRun{}, err
 	}
 	cmd := exec.CommandContext(ctx, self, "tx-creator", "-db", dsn, "-user", userID,
-		"-workers", fmt.Sprint(workers), "-for", d.String(), fmt.Sprintf("-raw=%t", raw))
+		"-workers", fmt.Sprint(workers), "-for", d.String(), "-mode", mode)
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.Output()
@@ -81,12 +82,15 @@ func txCreatorMain(args []string) error {
 	userID := fs.String("user", "", "account id")
 	workers := fs.Int("workers", 16, "concurrent creators")
 	d := fs.Duration("for", 5*time.Second, "run length")
-	raw := fs.Bool("raw", false, "the database/sql baseline instead of queue.Service")
+	mode := fs.String("mode", "service", "service, raw (the database/sql baseline) or raw-locked (with the server's locks)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dsn == "" || *userID == "" || *workers < 1 || *d <= 0 {
 		return errors.New("tx-creator: -db, -user, -workers and -for are required")
+	}
+	if *mode != "service" && *mode != "raw" && *mode != "raw-locked" {
+		return fmt.Errorf("tx-creator: -mode %q: service, raw or raw-locked", *mode)
 	}
 	ctx := context.Background()
 	database, err := db.Open(ctx, *dsn)
@@ -112,8 +116,8 @@ func txCreatorMain(args []string) error {
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
 				var err error
-				if title := fmt.Sprintf("tx %d", seq.Add(1)); *raw {
-					err = rawCreate(ctx, database.SQL, *userID, title)
+				if title := fmt.Sprintf("tx %d", seq.Add(1)); *mode != "service" {
+					err = rawCreate(ctx, database.SQL, *userID, title, *mode == "raw-locked")
 				} else {
 					_, err = svc.CreateQueueItem(pctx, &switchboardv1.CreateQueueItemRequest{Title: title})
 				}
