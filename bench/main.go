@@ -50,9 +50,9 @@ type config struct {
 
 func main() {
 	if len(os.Args) > 1 && (os.Args[1] == "tx-creator" || os.Args[1] == "sse" || os.Args[1] == "sse-clients" || os.Args[1] == "dispatch" ||
-		os.Args[1] == "relay" || os.Args[1] == "hire" || os.Args[1] == "cortex" || os.Args[1] == "replicas") {
+		os.Args[1] == "relay" || os.Args[1] == "hire" || os.Args[1] == "cortex" || os.Args[1] == "replicas" || os.Args[1] == "start") {
 		sub := map[string]func([]string) error{"tx-creator": txCreatorMain, "sse": sseMain, "sse-clients": sseClientsMain,
-			"dispatch": dispatchMain, "relay": relayMain, "hire": hireMain, "cortex": cortexMain, "replicas": replicasMain}
+			"dispatch": dispatchMain, "relay": relayMain, "hire": hireMain, "cortex": cortexMain, "replicas": replicasMain, "start": startMain}
 		if err := sub[os.Args[1]](os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)

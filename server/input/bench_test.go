@@ -37,7 +37,7 @@ func BenchmarkCheckBaseline(b *testing.B) {
 		if err := walkStrings(m.ProtoReflect(), "", textRule); err != nil {
 			b.Fatal(err)
 		}
-		if err := validator.Validate(m); err != nil {
+		if err := validator().Validate(m); err != nil {
 			b.Fatal(err)
 		}
 	}

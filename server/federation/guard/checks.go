@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -27,7 +28,9 @@ func words(ws ...string) string { return `(?:` + strings.Join(ws, "|") + `)` }
 // federation text (tasks, agent descriptions) does not say these things, and
 // a false match blocks, so the phrases stay specific: "ignore the rules"
 // alone does not match, "ignore all previous instructions" does.
-var injectionByAnchor = func() map[string]*regexp.Regexp {
+//
+// It is compiled on first use (sync.OnceValue): ~3 ms of every start.
+var injectionByAnchor = sync.OnceValue(func() map[string]*regexp.Regexp {
 	// "my" and "our" are not here: "ignore my previous instructions" is a
 	// person changing their own request.
 	filler := words("the", "any", "of", "these", "those", "and", "in", "its")
@@ -75,17 +78,17 @@ var injectionByAnchor = func() map[string]*regexp.Regexp {
 		m[a] = regexp.MustCompile(`(?i)^(?:` + strings.Join(res, "|") + `)`)
 	}
 	return m
-}()
+})
 
 // injectionAnchors lists injectionByAnchor's keys in a fixed order.
-var injectionAnchors = func() []string {
-	as := make([]string, 0, len(injectionByAnchor))
-	for a := range injectionByAnchor {
+var injectionAnchors = sync.OnceValue(func() []string {
+	as := make([]string, 0, len(injectionByAnchor()))
+	for a := range injectionByAnchor() {
 		as = append(as, a)
 	}
 	slices.Sort(as)
 	return as
-}()
+})
 
 // injectionWindow is longer than the longest phrase in collapsed text
 // (90 bytes: "disregard these those these preceding foregoing …
@@ -95,12 +98,13 @@ const injectionWindow = 128
 // promptInjection: lower is asciiLower(s). Collapsing never makes an anchor
 // (anchors hold no separators), so text without one is done at once.
 func promptInjection(s, lower string) bool {
-	if !slices.ContainsFunc(injectionAnchors, func(a string) bool { return strings.Contains(lower, a) }) {
+	anchors, byAnchor := injectionAnchors(), injectionByAnchor()
+	if !slices.ContainsFunc(anchors, func(a string) bool { return strings.Contains(lower, a) }) {
 		return false
 	}
 	text := collapseSeparators(s)
 	lower = asciiLower(text)
-	for _, a := range injectionAnchors {
+	for _, a := range anchors {
 		word := isLetter(a[0])
 		for off := 0; ; {
 			i := strings.Index(lower[off:], a)
@@ -112,7 +116,7 @@ func promptInjection(s, lower string) bool {
 			if word && i > 0 && (isLetter(lower[i-1]) || isDigit(lower[i-1])) {
 				continue
 			}
-			if injectionByAnchor[a].MatchString(text[i:min(len(text), i+injectionWindow)]) {
+			if byAnchor[a].MatchString(text[i:min(len(text), i+injectionWindow)]) {
 				return true
 			}
 		}
