@@ -602,7 +602,13 @@ func replayDelivery(t *testing.T, in *instance, parts ...string) string {
 	for _, p := range parts {
 		q = q.Where(webhookdelivery.PayloadContains(p))
 	}
+	// The peer may have applied the move before this instance has recorded
+	// its answer: wait for the row to show delivered.
 	row, err := q.Only(ctx)
+	for deadline := time.Now().Add(60 * time.Second); ent.IsNotFound(err) && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		row, err = q.Clone().Only(ctx)
+	}
 	if err != nil {
 		t.Fatalf("the delivery to replay (%v): %v", parts, err)
 	}

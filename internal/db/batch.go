@@ -24,6 +24,12 @@ type batcher struct {
 	jobs   chan *job
 	stop   chan struct{}
 	done   chan struct{}
+	// deliveries carries the committed batches' outcomes, in commit order,
+	// to the goroutine that delivers their events (deliver): the writer
+	// commits and moves on, so no write waits for another's fan-out to
+	// every subscriber (issue 34).
+	deliveries chan []outcome
+	delivered  chan struct{}
 }
 
 type job struct {
@@ -35,16 +41,43 @@ type job struct {
 }
 
 func newBatcher(d *DB) *batcher {
-	b := &batcher{db: d, client: d.Client, jobs: make(chan *job), stop: make(chan struct{}), done: make(chan struct{})}
+	b := &batcher{db: d, client: d.Client, jobs: make(chan *job), stop: make(chan struct{}), done: make(chan struct{}),
+		deliveries: make(chan []outcome, deliveryBacklog), delivered: make(chan struct{})}
 	go b.run()
+	go b.deliver()
 	return b
+}
+
+// deliveryBacklog is how many committed batches may wait for delivery before
+// the writer waits for the deliverer.
+const deliveryBacklog = 1024
+
+// deliver delivers the committed batches' events, one batch after another,
+// until the writer has stopped and every batch handed over is delivered.
+func (b *batcher) deliver() {
+	defer close(b.delivered)
+	for outs := range b.deliveries {
+		delivered(outs)
+	}
+}
+
+// hand gives a committed batch's outcomes to the deliverer.
+func (b *batcher) hand(outs []outcome) {
+	for _, o := range outs {
+		if o.stored || o.deliver != nil {
+			b.deliveries <- outs
+			return
+		}
+	}
 }
 
 // do runs fn in a batch and waits for its outcome. Once a job has started it
 // is always waited for, so a caller never reports failure for work that
-// commits. The events of the committed jobs are delivered by the writer, in
-// commit order, before their callers hear back; each caller then runs its
-// own after-commit functions.
+// commits. The events of the committed jobs are delivered in commit order by
+// the deliverer, which the writer does not wait for (a caller may hear back
+// before its events reach this process's subscribers, as on PostgreSQL,
+// where they come back through LISTEN); each caller then runs its own
+// after-commit functions.
 func (b *batcher) do(ctx context.Context, fn func(*Tx) error) error {
 	j := &job{ctx: ctx, fn: fn, result: make(chan error, 1)}
 	select {
@@ -64,6 +97,8 @@ func (b *batcher) do(ctx context.Context, fn func(*Tx) error) error {
 func (b *batcher) close() {
 	close(b.stop)
 	<-b.done
+	close(b.deliveries)
+	<-b.delivered
 }
 
 func (b *batcher) run() {
@@ -128,7 +163,7 @@ func (b *batcher) runBatch(batch []*job) {
 			outs = append(outs, j.out)
 		}
 	}
-	delivered(outs)
+	b.hand(outs)
 	for i, j := range batch {
 		j.result <- results[i]
 	}
@@ -148,7 +183,7 @@ func (b *batcher) runAlone(ctx context.Context, tx *ent.Tx, j *job) {
 		j.result <- fmt.Errorf("db: commit: %w", err)
 		return
 	}
-	delivered([]outcome{j.out})
+	b.hand([]outcome{j.out})
 	j.result <- nil
 }
 
