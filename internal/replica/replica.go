@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	entsql "entgo.io/ent/dialect/sql"
 	"github.com/jonboulle/clockwork"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -68,8 +69,14 @@ func (r *Registry) Lease() time.Duration { return r.lease }
 // pruned here too.
 func (r *Registry) renew(ctx context.Context) error {
 	now := r.now()
+	// Never backwards: a renewal that reached the database late (a loop's
+	// pass behind an explicit Renew, on a loaded machine) must not make this
+	// replica look dead to the others.
 	err := r.db.Replica.Create().SetID(r.id).SetStartedAt(now).SetSeenAt(now).
-		OnConflictColumns(replica.FieldID).Update(func(u *ent.ReplicaUpsert) { u.SetSeenAt(now) }).Exec(ctx)
+		OnConflict(entsql.ConflictColumns(replica.FieldID), entsql.ResolveWith(func(u *entsql.UpdateSet) {
+			seen := u.Table().C(replica.FieldSeenAt)
+			u.Set(replica.FieldSeenAt, entsql.Expr("CASE WHEN excluded.seen_at > "+seen+" THEN excluded.seen_at ELSE "+seen+" END"))
+		})).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("replica: renew: %w", err)
 	}

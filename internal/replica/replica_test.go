@@ -78,6 +78,26 @@ func TestLiveness(t *testing.T) {
 	}
 }
 
+// A renewal that reaches the database after a later one (a loop's pass late
+// on a loaded machine) leaves seen_at where the later one put it.
+func TestRenewalNeverGoesBack(t *testing.T) {
+	t.Parallel()
+	d := dbtest.Open(t)
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	r, clock := start(t, d, at)
+	clock.Advance(lease)
+	if err := r.Renew(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(-lease / 2) // the late renewal's time
+	if err := r.Renew(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Replica.GetX(t.Context(), r.ID()).SeenAt; !got.Equal(at.Add(lease)) {
+		t.Fatalf("seen at %s, want %s", got, at.Add(lease))
+	}
+}
+
 // The loop renews the row every third of the lease on the replica's clock.
 func TestRenewsEveryThirdOfTheLease(t *testing.T) {
 	t.Parallel()
