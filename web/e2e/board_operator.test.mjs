@@ -180,7 +180,9 @@ for (const [size, viewport, options] of sizes) {
     if (size === "wide") {
       // So does a card a mouse is dragging.
       const dragged = cardIn(p, "development", held.id);
-      const from = center(await dragged.locator(".chips").boundingBox());
+      // The move's own live event may redraw the column after the drop: the
+      // card is measured once it is drawn (null while it is replaced).
+      const from = center(await H.until(() => dragged.locator(".chips").boundingBox(), "the card is drawn in its new column"));
       await p.mouse.move(from.x, from.y);
       await p.mouse.down();
       await p.mouse.move(from.x + 20, from.y + 10, { steps: 4 });
@@ -190,7 +192,7 @@ for (const [size, viewport, options] of sizes) {
       await newCard(`Made while dragged (${size})`, { status: "development" });
       await H.until(async () => Number(await devCount.textContent()) === devBefore + 1, "the live refresh read the new card");
       assert.match(await dragged.getAttribute("class"), /\bdragging\b/, "the dragged card is the one on the board");
-      const to = center(await column(p, "planning").boundingBox());
+      const to = center(await H.until(() => column(p, "planning").boundingBox(), "the planning column is drawn"));
       await p.mouse.move(to.x, to.y, { steps: 8 });
       await p.mouse.up();
       await cardIn(p, "planning", held.id).waitFor({ timeout: H.deadline });
