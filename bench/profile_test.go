@@ -29,7 +29,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
-	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -54,12 +53,7 @@ func newFixture(b *testing.B, items int) fixture {
 }
 
 // principal is what the gate would hand the service for the bench key.
-func (f fixture) principal() context.Context {
-	return auth.WithPrincipal(context.Background(), &auth.Principal{
-		UserID: f.userID, Username: "bench", Name: "Bench", Role: "admin",
-		Via: auth.ViaKey, KeyID: "bench", KeyLabel: "bench",
-	})
-}
+func (f fixture) principal() context.Context { return asBench(context.Background(), f.userID) }
 
 func expect(b *testing.B, res *servertest.Response, status int) {
 	if res.Status != status {
@@ -255,9 +249,7 @@ func BenchmarkCreateServiceParallelAccounts(b *testing.B) {
 	accounts := make([]context.Context, 16)
 	for i := range accounts {
 		a := f.s.SignUp(fmt.Sprintf("bench%d", i))
-		accounts[i] = auth.WithPrincipal(context.Background(), &auth.Principal{
-			UserID: a.ID, Username: a.Username, Name: "Bench", Role: "admin", Via: auth.ViaKey, KeyID: "bench", KeyLabel: "bench",
-		})
+		accounts[i] = asBench(context.Background(), a.ID)
 	}
 	var n, next atomic.Int64
 	b.SetParallelism(8)

@@ -12,7 +12,6 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
-	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -65,8 +64,7 @@ func TestRawCreateWritesWhatACreateWrites(t *testing.T) {
 	if _, err := d.Setting.Create().SetUserID(u.ID).Save(ctx); err != nil { // sign-up makes it
 		t.Fatal(err)
 	}
-	pctx := auth.WithPrincipal(ctx, &auth.Principal{UserID: u.ID, Username: "bench", Name: "Bench", Role: "admin",
-		Via: auth.ViaKey, KeyID: "bench", KeyLabel: "bench"})
+	pctx := asBench(ctx, u.ID)
 	inProcess := written(d, func() {
 		if _, err := svc.CreateQueueItem(pctx, &switchboardv1.CreateQueueItemRequest{Title: "in process"}); err != nil {
 			t.Fatal(err)

@@ -50,7 +50,7 @@ func startMain(args []string) error {
 	dsn := "sqlite:" + filepath.Join(dir, "start.db")
 	serverArgs := func(addr string) []string { return []string{"serve", "--addr", addr, "--db", dsn} }
 	// The first start migrates the file; it is not counted.
-	if _, err := timeStart(server, serverArgs, nil); err != nil {
+	if _, err := timeStart(server, serverArgs); err != nil {
 		return fmt.Errorf("start: first start: %w", err)
 	}
 	var mins, servers []time.Duration
@@ -61,14 +61,14 @@ func startMain(args []string) error {
 		}
 		for _, isServer := range order {
 			if isServer {
-				d, err := timeStart(server, serverArgs, nil)
+				d, err := timeStart(server, serverArgs)
 				if err != nil {
 					return err
 				}
 				servers = append(servers, d)
 				continue
 			}
-			d, err := timeStart(minimal, func(addr string) []string { return []string{addr} }, nil)
+			d, err := timeStart(minimal, func(addr string) []string { return []string{addr} })
 			if err != nil {
 				return err
 			}
@@ -155,26 +155,35 @@ func buildMinimal(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// timeStart runs bin on a free loopback address and answers the time from
-// exec to its first 200 on /healthz; the process is then killed.
-func timeStart(bin string, args func(addr string) []string, env []string) (time.Duration, error) {
-	addr, err := freeAddr()
+// launch starts bin on a free loopback address (args makes its arguments
+// from the address), with env added to ours; stop kills it and waits.
+func launch(bin string, args func(addr string) []string, env ...string) (cmd *exec.Cmd, addr string, stop func(), err error) {
+	if addr, err = freeAddr(); err != nil {
+		return nil, "", nil, err
+	}
+	cmd = exec.Command(bin, args(addr)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return cmd, addr, func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}, nil
+}
+
+// timeStart runs bin and answers the time from exec to its first 200 on
+// /healthz; the process is then killed.
+func timeStart(bin string, args func(addr string) []string) (time.Duration, error) {
+	cmd, addr, stop, err := launch(bin, args)
 	if err != nil {
 		return 0, err
 	}
-	cmd := exec.Command(bin, args(addr)...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	client := &http.Client{Timeout: time.Second}
 	url := "http://" + addr + "/healthz"
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
-	defer func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
+	defer stop()
 	for deadline := t0.Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Microsecond) {
 		res, err := client.Get(url)
 		if err != nil {
@@ -199,13 +208,10 @@ var initLine = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, ([0-9.]+) ms clock`)
 // initTimes starts the server once with GODEBUG=inittrace=1 and answers each
 // package initialiser's clock time.
 func initTimes(bin string, args func(addr string) []string) ([]initTime, error) {
-	addr, err := freeAddr()
+	cmd, _, stop, err := launch(bin, args, "GODEBUG=inittrace=1")
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, args(addr)...)
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -213,13 +219,10 @@ func initTimes(bin string, args func(addr string) []string) ([]initTime, error) 
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	defer func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
+	defer stop()
 	// A server that prints nothing after its inits ends the read by its kill.
-	stop := time.AfterFunc(5*time.Second, func() { _ = cmd.Process.Kill() })
-	defer stop.Stop()
+	killer := time.AfterFunc(5*time.Second, func() { _ = cmd.Process.Kill() })
+	defer killer.Stop()
 	var out []initTime
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {

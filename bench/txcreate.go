@@ -58,6 +58,15 @@ func runTxCreator(ctx context.Context, dsn, userID string, workers int, d time.D
 	return r, nil
 }
 
+// asBench is ctx with what the gate would hand the service for the bench's
+// key of account userID.
+func asBench(ctx context.Context, userID string) context.Context {
+	return auth.WithPrincipal(ctx, &auth.Principal{
+		UserID: userID, Username: "bench", Name: "Bench", Role: "admin",
+		Via: auth.ViaKey, KeyID: "bench", KeyLabel: "bench",
+	})
+}
+
 // createService is the queue service as server.New wires it for a create:
 // rows on its clock, the event bus storing what a unit of work emits, and
 // what a create's domain events write (TestRawCreateWritesWhatACreateWrites
@@ -103,10 +112,7 @@ func txCreatorMain(args []string) error {
 		return err
 	}
 	defer closeBus()
-	pctx := auth.WithPrincipal(ctx, &auth.Principal{
-		UserID: *userID, Username: "bench", Name: "Bench", Role: "admin",
-		Via: auth.ViaKey, KeyID: "bench", KeyLabel: "bench",
-	})
+	pctx := asBench(ctx, *userID)
 	var creates, errs, seq atomic.Int64
 	var firstErr sync.Once
 	deadline := time.Now().Add(*d)

@@ -71,14 +71,14 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 // the test asserts about time.
 func AdvanceUntil(t testing.TB, c *Clock, step time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+	WaitFor(t, what, func() bool {
+		if cond() {
+			return true
 		}
 		c.Advance(step)
 		time.Sleep(20 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 // At reads an RFC 3339 timestamp of a JSON answer.
