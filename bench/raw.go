@@ -173,8 +173,9 @@ func pageParams(r *http.Request) (limit, offset int) {
 }
 
 func (s *rawServer) page(ctx context.Context, userID string, limit, offset int) (*rawPage, error) {
-	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM queue_items WHERE user_id = $1`, userID).Scan(&total); err != nil {
+	// The total from the counters the database keeps, as the server reads it.
+	total, err := s.total(ctx, userID)
+	if err != nil {
 		return nil, err
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+rawColumns+` FROM queue_items WHERE user_id = $1
@@ -196,6 +197,23 @@ func (s *rawServer) page(ctx context.Context, userID string, limit, offset int) 
 	}
 	pg := rawPagination{Total: total, Limit: limit, Offset: offset, HasMore: offset+len(items) < total}
 	return &rawPage{Success: true, Data: rawItems{Items: items, Pagination: pg}}, nil
+}
+
+func (s *rawServer) total(ctx context.Context, userID string) (int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT n FROM queue_counts WHERE user_id = $1`, userID)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	total := 0
+	for rows.Next() {
+		var n int
+		if err := rows.Scan(&n); err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, rows.Err()
 }
 
 func scanItem(rows *sql.Rows) (rawItem, error) {

@@ -64,6 +64,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/projectinvite"
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
+	"github.com/switchboard-hq/switchboard/ent/queuecount"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/ratecount"
 	"github.com/switchboard-hq/switchboard/ent/relay"
@@ -197,6 +198,8 @@ type Client struct {
 	ProjectMember *ProjectMemberClient
 	// ProviderCapability is the client for interacting with the ProviderCapability builders.
 	ProviderCapability *ProviderCapabilityClient
+	// QueueCount is the client for interacting with the QueueCount builders.
+	QueueCount *QueueCountClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// RateCount is the client for interacting with the RateCount builders.
@@ -309,6 +312,7 @@ func (c *Client) init() {
 	c.ProjectInvite = NewProjectInviteClient(c.config)
 	c.ProjectMember = NewProjectMemberClient(c.config)
 	c.ProviderCapability = NewProviderCapabilityClient(c.config)
+	c.QueueCount = NewQueueCountClient(c.config)
 	c.QueueItem = NewQueueItemClient(c.config)
 	c.RateCount = NewRateCountClient(c.config)
 	c.Relay = NewRelayClient(c.config)
@@ -476,6 +480,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ProjectInvite:        NewProjectInviteClient(cfg),
 		ProjectMember:        NewProjectMemberClient(cfg),
 		ProviderCapability:   NewProviderCapabilityClient(cfg),
+		QueueCount:           NewQueueCountClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
 		RateCount:            NewRateCountClient(cfg),
 		Relay:                NewRelayClient(cfg),
@@ -570,6 +575,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ProjectInvite:        NewProjectInviteClient(cfg),
 		ProjectMember:        NewProjectMemberClient(cfg),
 		ProviderCapability:   NewProviderCapabilityClient(cfg),
+		QueueCount:           NewQueueCountClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
 		RateCount:            NewRateCountClient(cfg),
 		Relay:                NewRelayClient(cfg),
@@ -636,12 +642,12 @@ func (c *Client) Use(hooks ...Hook) {
 		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
 		c.NetworkSetting, c.Notification, c.Onboarding, c.PaymentHold, c.PeerPattern,
 		c.PeriodicRun, c.Project, c.ProjectInvite, c.ProjectMember,
-		c.ProviderCapability, c.QueueItem, c.RateCount, c.Relay, c.RemovedPeerToken,
-		c.Replica, c.Session, c.Setting, c.ShipGateRun, c.SpriteSetting, c.StoreAgent,
-		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent,
-		c.StreamSlot, c.Team, c.TeamInvite, c.TeamMember, c.TeamSubscription,
-		c.TimerLease, c.User, c.UserReputation, c.WebhookDelivery, c.WidgetTemplate,
-		c.WorkPattern, c.WorkflowReview,
+		c.ProviderCapability, c.QueueCount, c.QueueItem, c.RateCount, c.Relay,
+		c.RemovedPeerToken, c.Replica, c.Session, c.Setting, c.ShipGateRun,
+		c.SpriteSetting, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.StoreUnlock, c.StreamEvent, c.StreamSlot, c.Team, c.TeamInvite, c.TeamMember,
+		c.TeamSubscription, c.TimerLease, c.User, c.UserReputation, c.WebhookDelivery,
+		c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Use(hooks...)
 	}
@@ -662,12 +668,12 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.LedgerEntry, c.MemoryEntry, c.NetworkConnection, c.NetworkPreference,
 		c.NetworkSetting, c.Notification, c.Onboarding, c.PaymentHold, c.PeerPattern,
 		c.PeriodicRun, c.Project, c.ProjectInvite, c.ProjectMember,
-		c.ProviderCapability, c.QueueItem, c.RateCount, c.Relay, c.RemovedPeerToken,
-		c.Replica, c.Session, c.Setting, c.ShipGateRun, c.SpriteSetting, c.StoreAgent,
-		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent,
-		c.StreamSlot, c.Team, c.TeamInvite, c.TeamMember, c.TeamSubscription,
-		c.TimerLease, c.User, c.UserReputation, c.WebhookDelivery, c.WidgetTemplate,
-		c.WorkPattern, c.WorkflowReview,
+		c.ProviderCapability, c.QueueCount, c.QueueItem, c.RateCount, c.Relay,
+		c.RemovedPeerToken, c.Replica, c.Session, c.Setting, c.ShipGateRun,
+		c.SpriteSetting, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.StoreUnlock, c.StreamEvent, c.StreamSlot, c.Team, c.TeamInvite, c.TeamMember,
+		c.TeamSubscription, c.TimerLease, c.User, c.UserReputation, c.WebhookDelivery,
+		c.WidgetTemplate, c.WorkPattern, c.WorkflowReview,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -774,6 +780,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProjectMember.mutate(ctx, m)
 	case *ProviderCapabilityMutation:
 		return c.ProviderCapability.mutate(ctx, m)
+	case *QueueCountMutation:
+		return c.QueueCount.mutate(ctx, m)
 	case *QueueItemMutation:
 		return c.QueueItem.mutate(ctx, m)
 	case *RateCountMutation:
@@ -8228,6 +8236,139 @@ func (c *ProviderCapabilityClient) mutate(ctx context.Context, m *ProviderCapabi
 	}
 }
 
+// QueueCountClient is a client for the QueueCount schema.
+type QueueCountClient struct {
+	config
+}
+
+// NewQueueCountClient returns a client for the QueueCount from the given config.
+func NewQueueCountClient(c config) *QueueCountClient {
+	return &QueueCountClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `queuecount.Hooks(f(g(h())))`.
+func (c *QueueCountClient) Use(hooks ...Hook) {
+	c.hooks.QueueCount = append(c.hooks.QueueCount, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `queuecount.Intercept(f(g(h())))`.
+func (c *QueueCountClient) Intercept(interceptors ...Interceptor) {
+	c.inters.QueueCount = append(c.inters.QueueCount, interceptors...)
+}
+
+// Create returns a builder for creating a QueueCount entity.
+func (c *QueueCountClient) Create() *QueueCountCreate {
+	mutation := newQueueCountMutation(c.config, OpCreate)
+	return &QueueCountCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of QueueCount entities.
+func (c *QueueCountClient) CreateBulk(builders ...*QueueCountCreate) *QueueCountCreateBulk {
+	return &QueueCountCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *QueueCountClient) MapCreateBulk(slice any, setFunc func(*QueueCountCreate, int)) *QueueCountCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &QueueCountCreateBulk{err: fmt.Errorf("calling to QueueCountClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*QueueCountCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &QueueCountCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for QueueCount.
+func (c *QueueCountClient) Update() *QueueCountUpdate {
+	mutation := newQueueCountMutation(c.config, OpUpdate)
+	return &QueueCountUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *QueueCountClient) UpdateOne(_m *QueueCount) *QueueCountUpdateOne {
+	mutation := newQueueCountMutation(c.config, OpUpdateOne, withQueueCount(_m))
+	return &QueueCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *QueueCountClient) UpdateOneID(id int) *QueueCountUpdateOne {
+	mutation := newQueueCountMutation(c.config, OpUpdateOne, withQueueCountID(id))
+	return &QueueCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for QueueCount.
+func (c *QueueCountClient) Delete() *QueueCountDelete {
+	mutation := newQueueCountMutation(c.config, OpDelete)
+	return &QueueCountDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *QueueCountClient) DeleteOne(_m *QueueCount) *QueueCountDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *QueueCountClient) DeleteOneID(id int) *QueueCountDeleteOne {
+	builder := c.Delete().Where(queuecount.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &QueueCountDeleteOne{builder}
+}
+
+// Query returns a query builder for QueueCount.
+func (c *QueueCountClient) Query() *QueueCountQuery {
+	return &QueueCountQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeQueueCount},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a QueueCount entity by its id.
+func (c *QueueCountClient) Get(ctx context.Context, id int) (*QueueCount, error) {
+	return c.Query().Where(queuecount.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *QueueCountClient) GetX(ctx context.Context, id int) *QueueCount {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *QueueCountClient) Hooks() []Hook {
+	return c.hooks.QueueCount
+}
+
+// Interceptors returns the client interceptors.
+func (c *QueueCountClient) Interceptors() []Interceptor {
+	return c.inters.QueueCount
+}
+
+func (c *QueueCountClient) mutate(ctx context.Context, m *QueueCountMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&QueueCountCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&QueueCountUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&QueueCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&QueueCountDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown QueueCount mutation op: %q", m.Op())
+	}
+}
+
 // QueueItemClient is a client for the QueueItem schema.
 type QueueItemClient struct {
 	config
@@ -12802,11 +12943,11 @@ type (
 		InboundReceipt, InboundWebhook, Job, JobApplication, Learning, LedgerEntry,
 		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
 		Notification, Onboarding, PaymentHold, PeerPattern, PeriodicRun, Project,
-		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, RateCount, Relay,
-		RemovedPeerToken, Replica, Session, Setting, ShipGateRun, SpriteSetting,
-		StoreAgent, StoreInstall, StoreSubscription, StoreUnlock, StreamEvent,
-		StreamSlot, Team, TeamInvite, TeamMember, TeamSubscription, TimerLease, User,
-		UserReputation, WebhookDelivery, WidgetTemplate, WorkPattern,
+		ProjectInvite, ProjectMember, ProviderCapability, QueueCount, QueueItem,
+		RateCount, Relay, RemovedPeerToken, Replica, Session, Setting, ShipGateRun,
+		SpriteSetting, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		StreamEvent, StreamSlot, Team, TeamInvite, TeamMember, TeamSubscription,
+		TimerLease, User, UserReputation, WebhookDelivery, WidgetTemplate, WorkPattern,
 		WorkflowReview []ent.Hook
 	}
 	inters struct {
@@ -12819,11 +12960,11 @@ type (
 		InboundReceipt, InboundWebhook, Job, JobApplication, Learning, LedgerEntry,
 		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
 		Notification, Onboarding, PaymentHold, PeerPattern, PeriodicRun, Project,
-		ProjectInvite, ProjectMember, ProviderCapability, QueueItem, RateCount, Relay,
-		RemovedPeerToken, Replica, Session, Setting, ShipGateRun, SpriteSetting,
-		StoreAgent, StoreInstall, StoreSubscription, StoreUnlock, StreamEvent,
-		StreamSlot, Team, TeamInvite, TeamMember, TeamSubscription, TimerLease, User,
-		UserReputation, WebhookDelivery, WidgetTemplate, WorkPattern,
+		ProjectInvite, ProjectMember, ProviderCapability, QueueCount, QueueItem,
+		RateCount, Relay, RemovedPeerToken, Replica, Session, Setting, ShipGateRun,
+		SpriteSetting, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		StreamEvent, StreamSlot, Team, TeamInvite, TeamMember, TeamSubscription,
+		TimerLease, User, UserReputation, WebhookDelivery, WidgetTemplate, WorkPattern,
 		WorkflowReview []ent.Interceptor
 	}
 )

@@ -61,6 +61,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/projectinvite"
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
+	"github.com/switchboard-hq/switchboard/ent/queuecount"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/ratecount"
 	"github.com/switchboard-hq/switchboard/ent/relay"
@@ -196,6 +197,7 @@ func checkColumn(t, c string) error {
 			projectinvite.Table:        projectinvite.ValidColumn,
 			projectmember.Table:        projectmember.ValidColumn,
 			providercapability.Table:   providercapability.ValidColumn,
+			queuecount.Table:           queuecount.ValidColumn,
 			queueitem.Table:            queueitem.ValidColumn,
 			ratecount.Table:            ratecount.ValidColumn,
 			relay.Table:                relay.ValidColumn,

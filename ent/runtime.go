@@ -52,6 +52,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/projectinvite"
 	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
+	"github.com/switchboard-hq/switchboard/ent/queuecount"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/ratecount"
 	"github.com/switchboard-hq/switchboard/ent/relay"
@@ -1873,6 +1874,12 @@ func init() {
 			return nil
 		}
 	}()
+	queuecountFields := schema.QueueCount{}.Fields()
+	_ = queuecountFields
+	// queuecountDescN is the schema descriptor for n field.
+	queuecountDescN := queuecountFields[2].Descriptor()
+	// queuecount.DefaultN holds the default value on creation for the n field.
+	queuecount.DefaultN = queuecountDescN.Default.(int64)
 	queueitemMixin := schema.QueueItem{}.Mixin()
 	queueitemMixinFields0 := queueitemMixin[0].Fields()
 	_ = queueitemMixinFields0

@@ -112,6 +112,8 @@ type Tx struct {
 	ProjectMember *ProjectMemberClient
 	// ProviderCapability is the client for interacting with the ProviderCapability builders.
 	ProviderCapability *ProviderCapabilityClient
+	// QueueCount is the client for interacting with the QueueCount builders.
+	QueueCount *QueueCountClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// RateCount is the client for interacting with the RateCount builders.
@@ -344,6 +346,7 @@ func (tx *Tx) init() {
 	tx.ProjectInvite = NewProjectInviteClient(tx.config)
 	tx.ProjectMember = NewProjectMemberClient(tx.config)
 	tx.ProviderCapability = NewProviderCapabilityClient(tx.config)
+	tx.QueueCount = NewQueueCountClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
 	tx.RateCount = NewRateCountClient(tx.config)
 	tx.Relay = NewRelayClient(tx.config)

@@ -597,6 +597,18 @@ func (f ProviderCapabilityFunc) Mutate(ctx context.Context, m ent.Mutation) (ent
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProviderCapabilityMutation", m)
 }
 
+// The QueueCountFunc type is an adapter to allow the use of ordinary
+// function as QueueCount mutator.
+type QueueCountFunc func(context.Context, *ent.QueueCountMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f QueueCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.QueueCountMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.QueueCountMutation", m)
+}
+
 // The QueueItemFunc type is an adapter to allow the use of ordinary
 // function as QueueItem mutator.
 type QueueItemFunc func(context.Context, *ent.QueueItemMutation) (ent.Value, error)

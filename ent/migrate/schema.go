@@ -2056,6 +2056,26 @@ var (
 			},
 		},
 	}
+	// QueueCountsColumns holds the columns for the "queue_counts" table.
+	QueueCountsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "user_id", Type: field.TypeString},
+		{Name: "status", Type: field.TypeString},
+		{Name: "n", Type: field.TypeInt64, Default: 0},
+	}
+	// QueueCountsTable holds the schema information for the "queue_counts" table.
+	QueueCountsTable = &schema.Table{
+		Name:       "queue_counts",
+		Columns:    QueueCountsColumns,
+		PrimaryKey: []*schema.Column{QueueCountsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "queuecount_user_id_status",
+				Unique:  true,
+				Columns: []*schema.Column{QueueCountsColumns[1], QueueCountsColumns[2]},
+			},
+		},
+	}
 	// QueueItemsColumns holds the columns for the "queue_items" table.
 	QueueItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -3010,6 +3030,7 @@ var (
 		ProjectInvitesTable,
 		ProjectMembersTable,
 		ProviderCapabilitiesTable,
+		QueueCountsTable,
 		QueueItemsTable,
 		RateCountsTable,
 		RelaysTable,

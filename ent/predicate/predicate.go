@@ -153,6 +153,9 @@ type ProjectMember func(*sql.Selector)
 // ProviderCapability is the predicate function for providercapability builders.
 type ProviderCapability func(*sql.Selector)
 
+// QueueCount is the predicate function for queuecount builders.
+type QueueCount func(*sql.Selector)
+
 // QueueItem is the predicate function for queueitem builders.
 type QueueItem func(*sql.Selector)
 

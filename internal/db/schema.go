@@ -55,6 +55,8 @@ var Fingerprint = sync.OnceValues(func() (string, error) {
 	for _, t := range Unlogged {
 		ddl.WriteString("\n-- unlogged " + t)
 	}
+	// And the triggers that keep queue_counts.
+	ddl.WriteString("\n-- counts\n" + countsText())
 	sum := sha256.Sum256(ddl.Bytes())
 	return hex.EncodeToString(sum[:]), nil
 })
@@ -231,6 +233,9 @@ func migrateSchema(ctx context.Context, client *ent.Client, sqlDB *sql.DB, dia s
 			if err := next.Apply(ctx, conn, plan); err != nil {
 				return err
 			}
+			if err := installCounts(ctx, conn, dia); err != nil {
+				return err
+			}
 			applied = true
 			return recordFingerprint(ctx, conn, dia, fp)
 		})
@@ -248,8 +253,18 @@ func migrateSchema(ctx context.Context, client *ent.Client, sqlDB *sql.DB, dia s
 	if got, err := recordedFingerprint(ctx, sqlDB, dia); err != nil || got == fp {
 		return false, err
 	}
-	if err := recordFingerprint(ctx, entsql.OpenDB(dia, sqlDB), dia, fp); err != nil {
+	// The triggers may be what changed: they are made again with the record.
+	tx, err := sqlDB.BeginTx(ctx, nil)
+	if err != nil {
 		return false, err
 	}
-	return true, nil
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	q := entsql.Conn{ExecQuerier: tx}
+	if err := installCounts(ctx, q, dia); err != nil {
+		return false, err
+	}
+	if err := recordFingerprint(ctx, q, dia, fp); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/ent/queuecount"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -124,9 +125,14 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 		return nil, f.Err
 	}
 	q := s.DB.QueueItem.Query().Where(f.Where...)
-	// COUNT(*) walks the (user_id, …) index; ent's Count names the id column
-	// and makes SQLite read every row.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
+	var total int
+	if req.GetPriority() == "" && req.GetType() == "" {
+		total, err = s.counted(ctx, p.UserID, req.GetStatus())
+	} else {
+		// COUNT(*) walks the (user_id, …) index; ent's Count names the id
+		// column and makes SQLite read every row.
+		total, err = q.Clone().Aggregate(ent.Count()).Int(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +155,21 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 		Success: true,
 		Data:    &switchboardv1.QueueItemPage{Items: items, Pagination: pg.Of(total, len(items))},
 	}, nil
+}
+
+// counted is how many items the user has, in status when it is not empty,
+// from the counters the database keeps (internal/db/counts.go).
+func (s *Service) counted(ctx context.Context, userID, status string) (int, error) {
+	where := []predicate.QueueCount{queuecount.UserID(userID)}
+	if status != "" {
+		where = append(where, queuecount.Status(status))
+	}
+	ns, err := s.DB.QueueCount.Query().Where(where...).Select(queuecount.FieldN).Ints(ctx)
+	total := 0
+	for _, n := range ns {
+		total += n
+	}
+	return total, err
 }
 
 // GetQueueItem answers one item.
