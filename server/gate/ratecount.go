@@ -43,11 +43,23 @@ type counters struct {
 
 func newCounters(d *db.DB, now func() time.Time) *counters {
 	c := &counters{db: d, now: now, hit: hitSQL}
-	if d != nil && d.Dialect != dialect.Postgres {
-		// SQLite's numbered parameters are ?N; PostgreSQL's are $N.
-		c.hit = strings.ReplaceAll(hitSQL, "$", "?")
+	if d != nil {
+		c.hit = CountSQL(d.Dialect)
 	}
 	return c
+}
+
+// CountSQL is the statement that counts one request, in dia's placeholders:
+// $1 the counter's id (hex SHA-256 of its name), $2 the window's number, $3
+// the previous window's weight, $4 the limit less one half; it answers the
+// counts, or no row when the request is over the limit. The load benchmark's
+// raw baselines send it as the server does.
+func CountSQL(dia string) string {
+	if dia != dialect.Postgres {
+		// SQLite's numbered parameters are ?N; PostgreSQL's are $N.
+		return strings.ReplaceAll(hitSQL, "$", "?")
+	}
+	return hitSQL
 }
 
 // hitSQL: $1 the counter, $2 the current window, $3 the weight of the

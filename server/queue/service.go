@@ -12,9 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"entgo.io/ent/dialect"
-	"entgo.io/ent/dialect/sql"
-
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
@@ -124,32 +121,20 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 	if f.Err != nil {
 		return nil, f.Err
 	}
-	q := s.DB.QueueItem.Query().Where(f.Where...)
 	var total int
 	if req.GetPriority() == "" && req.GetType() == "" {
 		total, err = s.counted(ctx, p.UserID, req.GetStatus())
 	} else {
 		// COUNT(*) walks the (user_id, …) index; ent's Count names the id
 		// column and makes SQLite read every row.
-		total, err = q.Clone().Aggregate(ent.Count()).Int(ctx)
+		total, err = s.DB.QueueItem.Query().Where(f.Where...).Aggregate(ent.Count()).Int(ctx)
 	}
 	if err != nil {
 		return nil, err
 	}
-	q = q.Order(ent.Desc(queueitem.FieldCreatedAt), ent.Desc(queueitem.FieldID))
-	if s.DB.Dialect == dialect.Postgres {
-		order := []string{sql.Desc(queueitem.FieldCreatedAt), sql.Desc(queueitem.FieldID)}
-		q = q.Where(page.Within(queueitem.Table, queueitem.FieldID, f.Where, order, pg))
-	} else {
-		q = q.Offset(pg.Offset).Limit(pg.Limit)
-	}
-	rows, err := q.All(ctx)
+	items, err := s.readPage(ctx, f.Where, pg)
 	if err != nil {
 		return nil, err
-	}
-	items := make([]*switchboardv1.QueueItem, 0, len(rows))
-	for _, r := range rows {
-		items = append(items, toProto(r))
 	}
 	return &switchboardv1.ListQueueItemsResponse{
 		Success: true,
