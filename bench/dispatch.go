@@ -2,10 +2,11 @@ package main
 
 // The federation dispatch benchmark (issue 14):
 //
-//	go run ./bench dispatch [-dispatch 3s] [-rounds 3] [-agents 4]
+//	go run ./bench dispatch [-dispatch 3s] [-rounds 3] [-agents 4] [-db postgres://…]
 //
 // A hub and a spoke, each the real binary in its own process on its own
-// SQLite file, the spoke joined to the hub; agents that answer at once,
+// SQLite file (or, with -db, its own schema of that PostgreSQL database), the
+// spoke joined to the hub; agents that answer at once,
 // served by this process. In interleaved rounds it charges the hub process
 // the CPU time it reports in /proc/PID/stat per execution, for (r) an
 // execution of a listing synced from the spoke (the hub's execute, its
@@ -26,6 +27,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -61,7 +63,8 @@ func (c *interleaved) parse(fs *flag.FlagSet, args []string, concurrency *int) e
 type dispatchConfig struct {
 	interleaved
 	agents int
-	otlp   bool // both instances export their spans to a receiver here
+	otlp   bool   // both instances export their spans to a receiver here
+	db     string // "" for SQLite files; postgres://… for a fresh schema each there
 }
 
 func dispatchMain(args []string) error {
@@ -70,6 +73,7 @@ func dispatchMain(args []string) error {
 	cfg.flags(fs, "dispatch")
 	fs.IntVar(&cfg.agents, "agents", 4, "listings (and concurrent requesters) per variant; each runs one execution at a time")
 	fs.BoolVar(&cfg.otlp, "otlp", false, "run both instances with --otlp-endpoint (a receiver in this process that discards the spans)")
+	fs.StringVar(&cfg.db, "db", "", "PostgreSQL URL (postgres://…): each instance on a fresh schema there; SQLite files when empty")
 	if err := cfg.parse(fs, args, &cfg.agents); err != nil {
 		return err
 	}
@@ -81,7 +85,6 @@ func dispatchMain(args []string) error {
 		return err
 	}
 	defer sc.done()
-	ps, dir, bin := sc.ps, sc.dir, sc.bin
 	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
@@ -97,7 +100,8 @@ func dispatchMain(args []string) error {
 		defer receiver.Close()
 		tracing = []string{"--otlp-endpoint", receiver.URL}
 	}
-	net, err := startNetwork(ctx, ps, bin, dir, agent.URL, cfg.agents, tracing)
+	store := instanceStore{ps: sc.ps, dir: sc.dir, pg: cfg.db}
+	net, err := startNetwork(ctx, sc.ps, sc.bin, store, agent.URL, cfg.agents, tracing)
 	if err != nil {
 		return err
 	}
@@ -125,8 +129,9 @@ func dispatchMain(args []string) error {
 		}
 		local.add(l)
 	}
-	dispatchReport(os.Stdout, cfg, remote, local, time.Since(began))
-	return nil
+	dispatchReport(os.Stdout, cfg, store, remote, local, time.Since(began))
+	// No target is set for (r) over (l) yet: the ratio is reported, not held.
+	return holdGoals(os.Stdout, "dispatch", nil)
 }
 
 // fedNetwork is the hub and the spoke, with the hub's listings of each kind.
@@ -134,17 +139,23 @@ type fedNetwork struct {
 	hub, spoke    *proc
 	buyer         *session
 	remote, local []string // hub listing ids: synced from the spoke, the hub's own
-	hubDB         *sql.DB  // the hub's file, read by this process to see results land
+	hubDB         *sql.DB  // the hub's database, read by this process to see results land
 }
 
-func startNetwork(ctx context.Context, ps *procs, bin, dir, agentURL string, agents int, extra []string) (*fedNetwork, error) {
+func startNetwork(ctx context.Context, ps *procs, bin string, store instanceStore, agentURL string, agents int, extra []string) (*fedNetwork, error) {
 	n := &fedNetwork{}
-	var err error
-	hubFile := filepath.Join(dir, "hub", "hub.db")
-	if n.hub, err = startInstance(ctx, ps, bin, hubFile, append([]string{"--role", "hub", "--review-policy", "zero-gate"}, extra...)...); err != nil {
+	hubDSN, hubDir, err := store.fresh(ctx, "hub")
+	if err != nil {
 		return nil, err
 	}
-	if n.spoke, err = startInstance(ctx, ps, bin, filepath.Join(dir, "spoke", "spoke.db"), extra...); err != nil {
+	spokeDSN, spokeDir, err := store.fresh(ctx, "spoke")
+	if err != nil {
+		return nil, err
+	}
+	if n.hub, err = startInstance(ctx, ps, bin, hubDir, hubDSN, append([]string{"--role", "hub", "--review-policy", "zero-gate"}, extra...)...); err != nil {
+		return nil, err
+	}
+	if n.spoke, err = startInstance(ctx, ps, bin, spokeDir, spokeDSN, extra...); err != nil {
 		return nil, err
 	}
 	hubOwner, err := signUp(ctx, n.hub.url, "owner", true)
@@ -194,25 +205,25 @@ func startNetwork(ctx context.Context, ps *procs, bin, dir, agentURL string, age
 	if len(n.remote) != agents {
 		return nil, fmt.Errorf("synced %d of %d listings", len(n.remote), agents)
 	}
-	n.hubDB, err = sql.Open("sqlite3", "file:"+hubFile+"?mode=ro&_busy_timeout=5000")
+	n.hubDB, err = openLanded(hubDSN)
 	return n, err
 }
 
-// startInstance runs the binary on a fresh SQLite file with its own
-// address as its public URL, loopback agents allowed, limits out of the way
-// (its generated instance key beside the file, in a directory of its own).
-func startInstance(ctx context.Context, ps *procs, bin, file string, extra ...string) (*proc, error) {
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return nil, err
-	}
+// startInstance runs the binary on a fresh database (dsn, from
+// instanceStore.fresh) in dir, with its own address as its public URL,
+// loopback agents allowed, limits out of the way; its generated instance key
+// is its own, in dir.
+func startInstance(ctx context.Context, ps *procs, bin, dir, dsn string, extra ...string) (*proc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"serve", "--addr", addr, "--db", "sqlite:" + file, "--public-url", "http://" + addr,
+	args := append([]string{"serve", "--addr", addr, "--db", dsn, "--public-url", "http://" + addr,
 		"--allow-private-endpoints", "--rate-limit-per-minute", "1000000000", "--auth-rate-limit-per-minute", "1000",
 		"--federation-rate-limit-per-minute", "1000000000", "--heavy-rate-limit-per-minute", "1000000000", "--log-level", "warn"}, extra...)
-	p, _, err := ps.start(filepath.Base(file), os.Stderr, bin, args...)
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	p, _, _, err := ps.startCmd(filepath.Base(dir), os.Stderr, false, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -322,8 +333,8 @@ func (n *fedNetwork) batch(ctx context.Context, listings []string, cfg dispatchC
 }
 
 // executeOnce runs one execution as the hub's buyer and waits until the hub
-// has it completed, reading the hub's database file (not its API, so the
-// waiting costs the hub nothing).
+// has it completed, reading the hub's database (not its API, so the waiting
+// costs the hub nothing).
 func (n *fedNetwork) executeOnce(ctx context.Context, listing string) error {
 	var out struct{ ExecutionID, Status string }
 	if err := n.buyer.post(ctx, "/api/marketplace/"+listing+"/execute", map[string]any{"input": "Bench."}, http.StatusOK, &out); err != nil {
@@ -339,23 +350,26 @@ func (n *fedNetwork) executeOnce(ctx context.Context, listing string) error {
 			return fmt.Errorf("execution %s still %s after 30s", out.ExecutionID, status)
 		}
 		time.Sleep(time.Millisecond)
-		if err := n.hubDB.QueryRowContext(ctx, "SELECT status FROM executions WHERE id = ?", out.ExecutionID).Scan(&status); err != nil {
+		if err := n.hubDB.QueryRowContext(ctx, "SELECT status FROM executions WHERE id = $1", out.ExecutionID).Scan(&status); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func dispatchReport(w io.Writer, cfg dispatchConfig, remote, local dispatchTally, elapsed time.Duration) {
+func dispatchReport(w io.Writer, cfg dispatchConfig, store instanceStore, remote, local dispatchTally, elapsed time.Duration) {
 	fmt.Fprintf(w, "#### Dispatch run of %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	otlp, tracing := "", "off (no --otlp-endpoint)"
+	more, tracing := "", "off (no --otlp-endpoint)"
 	if cfg.otlp {
-		otlp, tracing = " -otlp", "on: both instances export to a loopback OTLP/HTTP receiver"
+		more, tracing = " -otlp", "on: both instances export to a loopback OTLP/HTTP receiver"
+	}
+	if cfg.db != "" {
+		more += " -db " + cfg.db
 	}
 	fmt.Fprintf(w, "- command: `go run ./bench dispatch -dispatch %s -rounds %d -agents %d%s` (%s wall clock, build included)\n",
-		cfg.each, cfg.rounds, cfg.agents, otlp, elapsed.Round(time.Second))
+		cfg.each, cfg.rounds, cfg.agents, more, elapsed.Round(time.Second))
 	fmt.Fprintf(w, "- tracing %s\n", tracing)
-	fmt.Fprintf(w, "- machine: %d cores (nproc), %s, SQLite files, hub and spoke in separate processes\n", runtime.NumCPU(), cpuModel())
+	fmt.Fprintf(w, "- machine: %d cores (nproc), %s, %s, hub and spoke in separate processes\n", runtime.NumCPU(), cpuModel(), store.kind())
 	fmt.Fprintf(w, "- CPU = utime+stime of each process from /proc/PID/stat (tick %s), over all rounds\n\n", clockTick)
 	fmt.Fprintln(w, "| variant | executions | per s | hub CPU µs/execution | × (l) | spoke CPU µs/execution |")
 	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|")

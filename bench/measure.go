@@ -40,15 +40,18 @@ func measure(ctx context.Context, e *env, cfg config) (*results, error) {
 		}
 	}
 	// Creates last: they grow the tables the list variants read.
-	fmt.Fprintf(os.Stderr, "bench: create run, %d workers for %s\n", cfg.createWorkers, cfg.createFor)
-	ct, err := closedLoop(ctx, e.create, c, cfg.createWorkers, cfg.createFor, cfg.maxBatchReq)
-	if err != nil {
-		return nil, err
+	for _, t := range e.creates {
+		fmt.Fprintf(os.Stderr, "bench: %s, %d workers for %s\n", t.label, cfg.createWorkers, cfg.createFor)
+		ct, err := closedLoop(ctx, t, c, cfg.createWorkers, cfg.createFor, cfg.maxBatchReq)
+		if err != nil {
+			return nil, err
+		}
+		r.cpu[t.key] = &ct
+		if err := halfCapacity(ctx, t, c, r, cfg.latency); err != nil {
+			return nil, err
+		}
 	}
-	r.cpu[e.create.key] = &ct
-	if err := halfCapacity(ctx, e.create, c, r, cfg.latency); err != nil {
-		return nil, err
-	}
+	var err error
 	// The transaction alone, in its own process while the server idles: what
 	// the storage path sustains with HTTP, key look-up and rendering set aside.
 	fmt.Fprintf(os.Stderr, "bench: create transaction in-process, %d workers for %s\n", cfg.txWorkers, cfg.createFor/2)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 )
@@ -69,14 +68,4 @@ func verifyProtocols(ctx context.Context, c *http.Client, ts []*target) error {
 		}
 	}
 	return nil
-}
-
-// protocolVerdict reports (g) against (h).
-func protocolVerdict(w io.Writer, r *results) {
-	g, h := r.cpu["g"], r.cpu["h"]
-	if g == nil || h == nil {
-		return
-	}
-	ratio := float64(g.cpuPerReq()) / float64(max(h.cpuPerReq(), 1))
-	fmt.Fprintf(w, "- g    A2A tasks/get CPU/request %.2f× (h) Connect GetQueueItem, target ≤ %.1f×: %s\n", ratio, protocolGoal, met(ratio <= protocolGoal))
 }

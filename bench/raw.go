@@ -14,23 +14,36 @@ import (
 	"strings"
 	"time"
 
+	"entgo.io/ent/dialect"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
 	_ "github.com/mattn/go-sqlite3"    // registers "sqlite3"
+
+	"github.com/switchboard-hq/switchboard/server/gate"
 )
 
 // rawServer is variant (b): GET /api/v2/queue answered with database/sql and
-// encoding/json only. It does what the real handler needs from the database —
-// resolve the bearer key (hash lookup joined to its user), count the caller's
-// items and read one page newest first — and renders the same REST JSON shape
-// ({success, data: {items, pagination}}, absent values as null).
-type rawServer struct{ db *sql.DB }
+// encoding/json only. It sends the statements the real server sends — resolve
+// the bearer key (hash lookup joined to its user), count the request against
+// the key's rate limit (the server's own statement, gate.CountSQL), read the
+// caller's total from the counters and one page newest first — and renders
+// the same REST JSON shape ({success, data: {items, pagination}}, absent
+// values as null). With the header rawNoCount it leaves the rate limit out:
+// variant (b0), the baseline as it was before the limits moved into the
+// database.
+type rawServer struct {
+	db  *sql.DB
+	hit string // gate.CountSQL in the database's placeholders
+}
+
+// rawNoCount asks the raw server for (b0).
+const rawNoCount = "X-Bench-No-Rate-Count"
 
 // openRaw opens the database with database/sql's default pool: a SQLite file
 // ("sqlite:PATH") query-only, or PostgreSQL (postgres://…) through pgx.
 func openRaw(dsn string) (*rawServer, error) {
-	driver, source := "pgx", dsn
+	driver, source, dia := "pgx", dsn, dialect.Postgres
 	if path, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
-		driver, source = "sqlite3", "file:"+path+"?_busy_timeout=10000&_query_only=1"
+		driver, source, dia = "sqlite3", "file:"+path+"?_busy_timeout=10000&_journal_mode=WAL&_synchronous=NORMAL", dialect.SQLite
 	}
 	db, err := sql.Open(driver, source)
 	if err != nil {
@@ -40,7 +53,7 @@ func openRaw(dsn string) (*rawServer, error) {
 		db.Close()
 		return nil, err
 	}
-	return &rawServer{db: db}, nil
+	return &rawServer{db: db, hit: gate.CountSQL(dia)}, nil
 }
 
 type rawPage struct {
@@ -106,10 +119,16 @@ const rawColumns = `id, type, title, description, priority, status, source, meta
 
 func (s *rawServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	userID, status, err := s.authenticate(ctx, r.Header.Get("Authorization"))
+	userID, keyID, status, err := s.authenticate(ctx, r.Header.Get("Authorization"))
 	if err != nil {
 		http.Error(w, `{"success":false}`, status)
 		return
+	}
+	if r.Header.Get(rawNoCount) == "" {
+		if err := countRequest(ctx, s.db, s.hit, "key:"+keyID); err != nil {
+			http.Error(w, `{"success":false}`, http.StatusInternalServerError)
+			return
+		}
 	}
 	limit, offset := pageParams(r)
 	page, err := s.page(ctx, userID, limit, offset)
@@ -130,35 +149,48 @@ func (s *rawServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
+// countRequest counts one request of the named client with the gate's
+// statement hit, as the gate does before any handler runs (with a limit no
+// bench reaches: the answer's counts are read, not judged).
+func countRequest(ctx context.Context, d *sql.DB, hit, name string) error {
+	now := time.Now()
+	win := now.UnixMilli() / time.Minute.Milliseconds()
+	weight := float64(time.Minute-now.Sub(time.UnixMilli(win*time.Minute.Milliseconds()))) / float64(time.Minute)
+	sum := sha256.Sum256([]byte(name))
+	var count, prev int
+	return d.QueryRowContext(ctx, hit, hex.EncodeToString(sum[:]), win, weight, float64(1e9)-0.5).Scan(&count, &prev)
+}
+
 // authenticate mirrors the key check: unknown, inactive, expired or
-// out-of-scope keys are refused.
-func (s *rawServer) authenticate(ctx context.Context, header string) (string, int, error) {
+// out-of-scope keys are refused. It answers the key's user and id.
+func (s *rawServer) authenticate(ctx context.Context, header string) (string, string, int, error) {
 	token, ok := strings.CutPrefix(header, "Bearer ")
 	if !ok || token == "" {
-		return "", http.StatusUnauthorized, errors.New("no key")
+		return "", "", http.StatusUnauthorized, errors.New("no key")
 	}
 	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
 	var (
 		userID  string
+		keyID   string
 		scopes  []byte // JSON text on SQLite, json on PostgreSQL
 		active  bool
 		expires sql.NullTime
 	)
-	err := s.db.QueryRowContext(ctx, `SELECT u.id, k.active, k.expires_at, k.scopes
+	err := s.db.QueryRowContext(ctx, `SELECT u.id, k.id, k.active, k.expires_at, k.scopes
 		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`,
-		hex.EncodeToString(sum[:])).Scan(&userID, &active, &expires, &scopes)
+		hex.EncodeToString(sum[:])).Scan(&userID, &keyID, &active, &expires, &scopes)
 	if err != nil {
-		return "", http.StatusUnauthorized, err
+		return "", "", http.StatusUnauthorized, err
 	}
 	var sc []string
 	_ = json.Unmarshal(scopes, &sc)
 	switch {
 	case !active, expires.Valid && !time.Now().Before(expires.Time):
-		return "", http.StatusForbidden, errors.New("key not usable")
+		return "", "", http.StatusForbidden, errors.New("key not usable")
 	case len(sc) > 0 && !slices.Contains(sc, "queue"):
-		return "", http.StatusForbidden, errors.New("scope")
+		return "", "", http.StatusForbidden, errors.New("scope")
 	}
-	return userID, 0, nil
+	return userID, keyID, 0, nil
 }
 
 // pageParams applies the list defaults: 50 by default, at most 100.

@@ -2,10 +2,11 @@ package main
 
 // The relay benchmark (issue 15):
 //
-//	go run ./bench relay [-relay 3s] [-rounds 3] [-workers 4]
+//	go run ./bench relay [-relay 3s] [-rounds 3] [-workers 4] [-db postgres://…]
 //
 // Instances A and B, each the real binary in its own process on its own
-// SQLite file, the operator network on, A's owner connected to users of B.
+// SQLite file (or, with -db, its own schema of that PostgreSQL database), the
+// operator network on, A's owner connected to users of B.
 // In interleaved rounds, closed loop with -workers, it measures (r) a task
 // relay sent on A (POST /api/federation/relays, delivered synchronously:
 // the answer comes once B has stored the item) against (l) a local queue
@@ -21,7 +22,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"time"
 )
@@ -34,6 +34,7 @@ const relayOpenMost = 1000
 type relayConfig struct {
 	interleaved
 	workers int
+	db      string // "" for SQLite files; postgres://… for a fresh schema each there
 }
 
 func relayMain(args []string) error {
@@ -41,6 +42,7 @@ func relayMain(args []string) error {
 	var cfg relayConfig
 	cfg.flags(fs, "relay")
 	fs.IntVar(&cfg.workers, "workers", 4, "concurrent senders (closed loop), the same for both variants")
+	fs.StringVar(&cfg.db, "db", "", "PostgreSQL URL (postgres://…): each instance on a fresh schema there; SQLite files when empty")
 	if err := cfg.parse(fs, args, &cfg.workers); err != nil {
 		return err
 	}
@@ -57,7 +59,8 @@ func runRelay(ctx context.Context, cfg relayConfig, w io.Writer) error {
 		return err
 	}
 	defer sc.done()
-	p, err := startRelayPair(ctx, sc.ps, sc.bin, sc.dir, cfg.workers)
+	store := instanceStore{ps: sc.ps, dir: sc.dir, pg: cfg.db}
+	p, err := startRelayPairIn(ctx, sc.bin, store, cfg.workers)
 	if err != nil {
 		return err
 	}
@@ -86,14 +89,15 @@ func runRelay(ctx context.Context, cfg relayConfig, w io.Writer) error {
 		}
 		fmt.Fprintf(os.Stderr, "bench relay: round %d/%d done\n", round+1, cfg.rounds)
 	}
-	relayReport(w, cfg, p, relay, local, time.Since(began))
-	return nil
+	relayReport(w, cfg, store, p, relay, local, time.Since(began))
+	// No target is set for (r) over (l) yet: the ratios are reported, not held.
+	return holdGoals(w, "relay", nil)
 }
 
 // relayPair is A and B, A's sender and the two variants.
 type relayPair struct {
 	a, b     *proc
-	aDB, bDB *sql.DB // each instance's file, read by this process to count what landed
+	aDB, bDB *sql.DB // each instance's database, read by this process to count what landed
 	owner    *session
 	peers    []string // B's users, each auto-accepting A with maxOpenRelays at its most
 	c        *http.Client
@@ -107,16 +111,28 @@ type relayPair struct {
 	mostOpen int64   // the most relays one connection took in a batch: B's open count reads them
 }
 
+// startRelayPair starts A and B on SQLite files (the hire benchmark's pair).
 func startRelayPair(ctx context.Context, ps *procs, bin, dir string, workers int) (*relayPair, error) {
+	return startRelayPairIn(ctx, bin, instanceStore{ps: ps, dir: dir}, workers)
+}
+
+// startRelayPairIn starts A and B, each on a fresh database from store.
+func startRelayPairIn(ctx context.Context, bin string, store instanceStore, workers int) (*relayPair, error) {
 	p := &relayPair{c: newClient(workers), rate: 2000} // a generous guess until a batch has run
-	var err error
 	network := []string{"--federation", "--federation-allow-private"}
-	aFile, bFile := filepath.Join(dir, "a", "a.db"), filepath.Join(dir, "b", "b.db")
-	if p.a, err = startInstance(ctx, ps, bin, aFile, network...); err != nil {
+	aDSN, aDir, err := store.fresh(ctx, "a")
+	if err != nil {
+		return nil, err
+	}
+	bDSN, bDir, err := store.fresh(ctx, "b")
+	if err != nil {
+		return nil, err
+	}
+	if p.a, err = startInstance(ctx, store.ps, bin, aDir, aDSN, network...); err != nil {
 		return nil, err
 	}
 	// A on B's allowlist: B's users accept A's requests at once.
-	if p.b, err = startInstance(ctx, ps, bin, bFile, append([]string{"--federation-allowlist", p.a.url}, network...)...); err != nil {
+	if p.b, err = startInstance(ctx, store.ps, bin, bDir, bDSN, append([]string{"--federation-allowlist", p.a.url}, network...)...); err != nil {
 		return nil, err
 	}
 	if p.owner, err = signUp(ctx, p.a.url, "owner", true); err != nil {
@@ -135,13 +151,10 @@ func startRelayPair(ctx context.Context, ps *procs, bin, dir string, workers int
 		}}
 	p.local = createTarget(p.a, k.APIKey)
 	p.local.key, p.local.label = "l", "(l) local: POST /api/v2/queue on A"
-	open := func(file string) (*sql.DB, error) {
-		return sql.Open("sqlite3", "file:"+file+"?mode=ro&_busy_timeout=5000")
-	}
-	if p.aDB, err = open(aFile); err != nil {
+	if p.aDB, err = openLanded(aDSN); err != nil {
 		return nil, err
 	}
-	if p.bDB, err = open(bFile); err != nil {
+	if p.bDB, err = openLanded(bDSN); err != nil {
 		return nil, err
 	}
 	if err := p.connect(ctx, 1); err != nil {
@@ -198,7 +211,7 @@ func (p *relayPair) connect(ctx context.Context, n int) error {
 }
 
 // probe sends one relay and checks its answer: delivered, a task with its
-// card on B, and the item in B's file by the time the answer came.
+// card on B, and the item in B's database by the time the answer came.
 func (p *relayPair) probe(ctx context.Context, key string) error {
 	before, err := count(ctx, p.bDB, "queue_items")
 	if err != nil {
@@ -220,7 +233,7 @@ func (p *relayPair) probe(ctx context.Context, key string) error {
 		return fmt.Errorf("the probe relay's answer: %+v", out)
 	}
 	var title string
-	if err := p.bDB.QueryRowContext(ctx, "SELECT title FROM queue_items WHERE card_id = ? AND status = 'pending_confirmation'",
+	if err := p.bDB.QueryRowContext(ctx, "SELECT title FROM queue_items WHERE card_id = $1 AND status = 'pending_confirmation'",
 		out.Answer.CardID).Scan(&title); err != nil {
 		return fmt.Errorf("the probe relay's item on B: %w", err)
 	}
@@ -278,7 +291,7 @@ func (p *relayPair) localBatch(ctx context.Context, d time.Duration, workers int
 }
 
 // batch runs t closed loop and charges it A's and B's CPU; every 2xx answer
-// must have left exactly one new queue item in landed (B's file for a
+// must have left exactly one new queue item in landed (B's database for a
 // relay, A's for a local create).
 func (p *relayPair) batch(ctx context.Context, t *target, landed *sql.DB, d time.Duration, workers int, most int64) (relayTally, error) {
 	items0, err := count(ctx, landed, "queue_items")
@@ -310,13 +323,17 @@ func (p *relayPair) batch(ctx context.Context, t *target, landed *sql.DB, d time
 	return relayTally{tally: tl, bCPU: b1 - b0}, nil
 }
 
-func relayReport(w io.Writer, cfg relayConfig, p *relayPair, relay, local relayTally, elapsed time.Duration) {
+func relayReport(w io.Writer, cfg relayConfig, store instanceStore, p *relayPair, relay, local relayTally, elapsed time.Duration) {
 	fmt.Fprintf(w, "#### Relay run of %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(w, "- command: `go run ./bench relay -relay %s -rounds %d -workers %d` (%s wall clock, build included)\n",
-		cfg.each, cfg.rounds, cfg.workers, elapsed.Round(time.Second))
-	fmt.Fprintf(w, "- machine: %d cores (nproc), %s, SQLite files, A and B in separate processes\n", runtime.NumCPU(), cpuModel())
+	db := ""
+	if cfg.db != "" {
+		db = " -db " + cfg.db
+	}
+	fmt.Fprintf(w, "- command: `go run ./bench relay -relay %s -rounds %d -workers %d%s` (%s wall clock, build included)\n",
+		cfg.each, cfg.rounds, cfg.workers, db, elapsed.Round(time.Second))
+	fmt.Fprintf(w, "- machine: %d cores (nproc), %s, %s, A and B in separate processes\n", runtime.NumCPU(), cpuModel(), store.kind())
 	fmt.Fprintf(w, "- closed loop, %d workers, one key of A's owner for both variants; latency = each request's response time\n", cfg.workers)
-	fmt.Fprintf(w, "- a relay's answer comes after B committed the item (checked: B's file holds one new item per answer), "+
+	fmt.Fprintf(w, "- a relay's answer comes after B committed the item (checked: B's database holds one new item per answer), "+
 		"so its response time is send → item on B plus A's write of its own copy\n")
 	fmt.Fprintf(w, "- B: maxOpenRelays %d, its most; each relay batch on connections made for it, %d relays each at most; "+
 		"the most one connection took: %d (B's open-relay count per relay reads up to that many rows)\n",

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/dashboard"
 	"github.com/switchboard-hq/switchboard/server/events"
+	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
@@ -113,6 +114,10 @@ func txCreatorMain(args []string) error {
 	}
 	defer closeBus()
 	pctx := asBench(ctx, *userID)
+	// Every mode counts each create against a rate limit first, with the
+	// gate's statement, as the server does for each request before its
+	// handler: the three modes are then the same statements.
+	hit := gate.CountSQL(database.Dialect)
 	var creates, errs, seq atomic.Int64
 	var firstErr sync.Once
 	deadline := time.Now().Add(*d)
@@ -121,10 +126,13 @@ func txCreatorMain(args []string) error {
 	for range *workers {
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
-				var err error
-				if title := fmt.Sprintf("tx %d", seq.Add(1)); *mode != "service" {
+				title := fmt.Sprintf("tx %d", seq.Add(1))
+				err := countRequest(ctx, database.SQL, hit, "key:bench-tx-creator")
+				switch {
+				case err != nil:
+				case *mode != "service":
 					err = rawCreate(ctx, database.SQL, *userID, title, *mode == "raw-locked")
-				} else {
+				default:
 					_, err = svc.CreateQueueItem(pctx, &switchboardv1.CreateQueueItemRequest{Title: title})
 				}
 				if err != nil {

@@ -57,6 +57,8 @@ func listTargets(e *env, key string) []*target {
 			path: listPath, header: auth, want: http.StatusOK},
 		{key: "b", label: "(b) database/sql + encoding/json", proc: e.raw, method: http.MethodGet,
 			path: listPath, header: auth, want: http.StatusOK},
+		{key: "b0", label: "(b0) (b) without the rate limit's count", proc: e.raw, method: http.MethodGet,
+			path: listPath, header: headers("Authorization", "Bearer "+key, rawNoCount, "1"), want: http.StatusOK},
 		restTarget(e.server, key, false),
 		restTarget(e.server, key, true),
 		connectTarget(e.server, key, false),
@@ -70,6 +72,14 @@ func createTarget(p *proc, key string) *target {
 		path: "/api/v2/queue", want: http.StatusCreated,
 		header: headers("Authorization", "Bearer "+key, "Content-Type", "application/json"),
 		bodyFn: func(n int64) []byte { return fmt.Appendf(nil, `{"title":"bench %d"}`, n) }}
+}
+
+// connectCreateTarget is (e) over Connect JSON.
+func connectCreateTarget(p *proc, key string) *target {
+	return &target{key: "e-c", label: "(e-c) create item (Connect JSON)", proc: p, method: http.MethodPost,
+		path: "/switchboard.v1.QueueService/CreateQueueItem", want: http.StatusOK,
+		header: headers("Authorization", "Bearer "+key, "Content-Type", "application/json", "Connect-Protocol-Version", "1"),
+		bodyFn: func(n int64) []byte { return fmt.Appendf(nil, `{"title":"bench connect %d"}`, n) }}
 }
 
 // probeInfo is what one answer of a variant looked like on the wire.
