@@ -207,7 +207,10 @@ func TestShowSQL(t *testing.T) {
 		maxSQL int
 		run    func() error
 	}{
-		{"list", 2, func() error {
+		// The list's total goes through ent (one statement); its page is one
+		// statement more, read with database/sql (queue/pageread.go), which
+		// this driver does not see.
+		{"list", 1, func() error {
 			_, err := svc.ListQueueItems(ctx, &switchboardv1.ListQueueItemsRequest{Limit: 50})
 			return err
 		}},
