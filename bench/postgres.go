@@ -14,6 +14,13 @@ import (
 // server's migrations and the owner set-up start from nothing. The schema is
 // dropped when the run ends.
 func freshSchema(ctx context.Context, ps *procs, url string) (string, error) {
+	return instanceSchema(ctx, ps, url, "")
+}
+
+// instanceSchema is freshSchema for one of several instances of a run: the
+// instance's name is in the schema's, since two schemas made in the same
+// second would otherwise have one name.
+func instanceSchema(ctx context.Context, ps *procs, url, name string) (string, error) {
 	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
 		return "", fmt.Errorf("-db %q: expected postgres://…", url)
 	}
@@ -22,6 +29,9 @@ func freshSchema(ctx context.Context, ps *procs, url string) (string, error) {
 		return "", err
 	}
 	schema := fmt.Sprintf("bench_%d_%d", os.Getpid(), time.Now().Unix())
+	if name != "" {
+		schema += "_" + name
+	}
 	if _, err := d.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
 		d.Close()
 		return "", fmt.Errorf("create schema: %w", err)
