@@ -23,6 +23,7 @@ type Tx struct {
 	events []Event
 	after  []func()
 	atEnd  []func(context.Context) error
+	last   []Statement
 }
 
 // Serialize is DB.Serialize in this unit of work, for code handed only the
@@ -60,12 +61,30 @@ func (tx *Tx) AfterCommit(fn func()) { tx.after = append(tx.after, fn) }
 // the end of its column). An error fails the unit.
 func (tx *Tx) AtEnd(fn func(ctx context.Context) error) { tx.atEnd = append(tx.atEnd, fn) }
 
+// Statement is one data-modifying SQL statement ($1… placeholders) and its
+// arguments.
+type Statement struct {
+	SQL  string
+	Args []any
+}
+
+// Last runs s after the AtEnd functions, as the unit's last write before
+// its events. When it is the unit's only such statement and the unit emits
+// events, the outbox may run it inside the statement that stores them (on
+// PostgreSQL, as a part of it: one round trip less, inside whatever lock an
+// AtEnd function took); otherwise each runs on its own, in the order given.
+// s sees the database as the statement that runs it begins, so a statement
+// that reads what a lock guards belongs here only once the lock is taken by
+// an earlier statement (an AtEnd function).
+func (tx *Tx) Last(s Statement) { tx.last = append(tx.last, s) }
+
 // Outbox is where emitted events go (server/events.Bus): Write stores them in
 // the transaction of their change (on PostgreSQL it also NOTIFYs there, which
 // delivers at commit) and answers what delivers them in this process once the
-// transaction has committed (nil for nothing).
+// transaction has committed (nil for nothing). When last is not nil, Write
+// runs it first, in the same statement as the events if it can (Tx.Last).
 type Outbox interface {
-	Write(ctx context.Context, tx *ent.Tx, evs []Event) (deliver func(), err error)
+	Write(ctx context.Context, tx *ent.Tx, evs []Event, last *Statement) (deliver func(), err error)
 }
 
 type outboxRef struct{ Outbox }
@@ -95,10 +114,22 @@ type outcome struct {
 func (d *DB) finish(ctx context.Context, u *Tx) (outcome, error) {
 	out := outcome{after: u.after}
 	ref := d.outbox.Load()
+	merged := len(u.last) == 1 && len(u.events) > 0 && ref != nil
+	if !merged {
+		for _, s := range u.last {
+			if _, err := u.Tx.ExecContext(ctx, s.SQL, s.Args...); err != nil {
+				return outcome{}, fmt.Errorf("db: last statement: %w", err)
+			}
+		}
+	}
 	if len(u.events) == 0 || ref == nil {
 		return out, nil
 	}
-	deliver, err := ref.Write(context.WithoutCancel(ctx), u.Tx, u.events)
+	var last *Statement
+	if merged {
+		last = &u.last[0]
+	}
+	deliver, err := ref.Write(context.WithoutCancel(ctx), u.Tx, u.events, last)
 	if err != nil {
 		return outcome{}, fmt.Errorf("db: store events: %w", err)
 	}

@@ -27,6 +27,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -218,9 +221,14 @@ func (b *Bus) Publish(ctx context.Context, userID string, ev *switchboardv1.Chat
 // LISTEN connection. On SQLite (one process, one writer) the frames are
 // handed to this process's subscribers by the writer, after the commit, in
 // commit order.
-func (b *Bus) Write(ctx context.Context, tx *ent.Tx, evs []db.Event) (func(), error) {
+func (b *Bus) Write(ctx context.Context, tx *ent.Tx, evs []db.Event, last *db.Statement) (func(), error) {
 	if b.postgres {
-		return nil, b.writeNotify(ctx, tx, evs)
+		return nil, b.writeNotify(ctx, tx, evs, last)
+	}
+	if last != nil {
+		if _, err := tx.ExecContext(ctx, last.SQL, last.Args...); err != nil {
+			return nil, fmt.Errorf("events: last statement: %w", err)
+		}
 	}
 	type delivery struct {
 		user string
@@ -249,7 +257,7 @@ func (b *Bus) Write(ctx context.Context, tx *ent.Tx, evs []db.Event) (func(), er
 	}, nil
 }
 
-func (b *Bus) writeNotify(ctx context.Context, tx *ent.Tx, evs []db.Event) error {
+func (b *Bus) writeNotify(ctx context.Context, tx *ent.Tx, evs []db.Event, last *db.Statement) error {
 	users := make([]string, len(evs))
 	payloads := make([][]byte, len(evs))
 	tails := make([]string, len(evs))
@@ -260,8 +268,15 @@ func (b *Bus) writeNotify(ctx context.Context, tx *ent.Tx, evs []db.Event) error
 		}
 		users[i], payloads[i], tails[i] = e.UserID, payload, notificationTail(e.UserID, payload)
 	}
-	// The locks, the rows and their notifications in one round trip.
-	rows, err := tx.QueryContext(ctx, writeNotifySQL, users, payloads, b.cfg.Now(), b.channel, tails, b.sequence)
+	// The locks, the rows and their notifications in one round trip, and
+	// the unit's last statement with them (a part of its own, whose
+	// placeholders follow the six of writeNotifySQL).
+	query, args := writeNotifySQL, []any{users, payloads, b.cfg.Now(), b.channel, tails, b.sequence}
+	if last != nil {
+		query = "WITH last AS (" + shiftParams(last.SQL, len(args)) + "), " + strings.TrimPrefix(writeNotifySQL, "WITH ")
+		args = append(args, last.Args...)
+	}
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("events: insert: %w", err)
 	}
@@ -298,6 +313,16 @@ const writeNotifySQL = `WITH locks AS (
 	SELECT n.id, x.u, x.p, $3 FROM numbered AS n JOIN unnest($1::text[], $2::bytea[]) WITH ORDINALITY AS x(u, p, o) ON x.o = n.o
 )
 SELECT pg_notify($4, CAST(n.id AS TEXT) || ($5::text[])[n.o]) FROM numbered AS n ORDER BY n.id`
+
+// shiftParams renumbers the $n placeholders of stmt to $n+by.
+func shiftParams(stmt string, by int) string {
+	return placeholder.ReplaceAllStringFunc(stmt, func(p string) string {
+		n, _ := strconv.Atoi(p[1:])
+		return "$" + strconv.Itoa(n+by)
+	})
+}
+
+var placeholder = regexp.MustCompile(`\$[0-9]+`)
 
 // encode is an emitted event as the bus stores it.
 func encode(e db.Event) (*switchboardv1.ChatEvent, []byte, error) {

@@ -349,3 +349,63 @@ func TestUnitsOfTwoAccountsKeepEmitOrder(t *testing.T) {
 		}
 	}
 }
+
+// A unit's last statement (db.Tx.Last) runs whether or not it rides with the
+// unit's events, on both databases: alone with events (on PostgreSQL, inside
+// the events' statement, its placeholders after theirs), two of them in
+// order (the second sees the first's write), and one without events. The
+// events are stored beside it, once each.
+func TestLastStatementsRunWithTheEvents(t *testing.T) {
+	d := dbtest.Open(t)
+	newBus(t, d, Config{}) // the database's outbox
+	ann := newUser(t, d, "ann")
+	ctx := context.Background()
+	rename := `UPDATE users SET name = $1 WHERE id = $2`
+	suffix := `UPDATE users SET name = name || $1 WHERE id = $2`
+	name := func() string {
+		t.Helper()
+		u, err := d.User.Get(ctx, ann)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.Name
+	}
+	stored := func() int {
+		t.Helper()
+		n, err := d.StreamEvent.Query().Where(streamevent.UserID(ann)).Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, c := range []struct {
+		name   string
+		last   []db.Statement
+		events int
+		want   string
+	}{
+		{"one, with events", []db.Statement{{SQL: rename, Args: []any{"one", ann}}}, 2, "one"},
+		{"two in order", []db.Statement{{SQL: rename, Args: []any{"two", ann}}, {SQL: suffix, Args: []any{"+", ann}}}, 1, "two+"},
+		{"one, no events", []db.Statement{{SQL: rename, Args: []any{"three", ann}}}, 0, "three"},
+	} {
+		before := stored()
+		err := d.InTx(ctx, func(tx *db.Tx) error {
+			for i := range c.events {
+				tx.Emit(db.Event{UserID: ann, Body: message(fmt.Sprintf("%s %d", c.name, i))})
+			}
+			for _, s := range c.last {
+				tx.Last(s)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := name(); got != c.want {
+			t.Errorf("%s: name %q, want %q", c.name, got, c.want)
+		}
+		if got := stored() - before; got != c.events {
+			t.Errorf("%s: %d events stored, want %d", c.name, got, c.events)
+		}
+	}
+}

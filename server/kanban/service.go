@@ -146,8 +146,9 @@ const placeAtEndSQL = `UPDATE cards SET "order" = COALESCE((SELECT "order" FROM 
 // lock taken now would make the account's concurrent creates wait for each
 // other through all of their statements and commit, so it answers a stand-in
 // (-1) and moves the card to the end when the unit of work ends (db.Tx.AtEnd),
-// under the lock: then the lock is held only through the events' statement
-// and the commit. The card must be inserted in this unit of work.
+// under the lock, in the unit's last statement (db.Tx.Last: with its events
+// when it has them): then the lock is held only through the events'
+// statement and the commit. The card must be inserted in this unit of work.
 func NewCardOrder(ctx context.Context, tx *db.Tx, userID, status, cardID string) (int, error) {
 	if !tx.Postgres() {
 		return EndOfColumn(ctx, tx, userID, status)
@@ -156,9 +157,9 @@ func NewCardOrder(ctx context.Context, tx *db.Tx, userID, status, cardID string)
 		if err := LockColumns(ctx, tx, userID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, placeAtEndSQL, userID, status, cardID, cardID); err != nil {
-			return fmt.Errorf("kanban: place card at the end of %s: %w", status, err)
-		}
+		// The place is read by a statement that begins after the lock is
+		// held; as the unit's last, it may ride with its events.
+		tx.Last(db.Statement{SQL: placeAtEndSQL, Args: []any{userID, status, cardID, cardID}})
 		return nil
 	})
 	return -1, nil
