@@ -28,6 +28,7 @@ import (
 type hireConfig struct {
 	interleaved
 	workers int
+	db      string // "" for SQLite files; postgres://… for a fresh schema each there
 }
 
 func hireMain(args []string) error {
@@ -35,6 +36,7 @@ func hireMain(args []string) error {
 	var cfg hireConfig
 	cfg.flags(fs, "hire")
 	fs.IntVar(&cfg.workers, "workers", 4, "concurrent clients (closed loop), the same for every variant")
+	fs.StringVar(&cfg.db, "db", "", "PostgreSQL URL (postgres://…): each instance on a fresh schema there; SQLite files when empty")
 	if err := cfg.parse(fs, args, &cfg.workers); err != nil {
 		return err
 	}
@@ -50,7 +52,7 @@ func runHire(ctx context.Context, cfg hireConfig, w io.Writer) error {
 		return err
 	}
 	defer sc.done()
-	p, err := startRelayPair(ctx, sc.ps, sc.bin, sc.dir, cfg.workers)
+	p, err := startRelayPairIn(ctx, sc.bin, instanceStore{ps: sc.ps, dir: sc.dir, pg: cfg.db}, cfg.workers)
 	if err != nil {
 		return err
 	}
@@ -113,9 +115,13 @@ func runHire(ctx context.Context, cfg hireConfig, w io.Writer) error {
 
 func hireReport(w io.Writer, cfg hireConfig, ts []*target, tallies []relayTally, elapsed time.Duration) {
 	fmt.Fprintf(w, "#### Hire run of %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(w, "- command: `go run ./bench hire -hire %s -rounds %d -workers %d` (%s wall clock, build included)\n",
-		cfg.each, cfg.rounds, cfg.workers, elapsed.Round(time.Second))
-	fmt.Fprintf(w, "- machine: %d cores (nproc), %s, SQLite files, A and B in separate processes\n", runtime.NumCPU(), cpuModel())
+	db, store := "", instanceStore{pg: cfg.db}
+	if cfg.db != "" {
+		db = " -db " + cfg.db
+	}
+	fmt.Fprintf(w, "- command: `go run ./bench hire -hire %s -rounds %d -workers %d%s` (%s wall clock, build included)\n",
+		cfg.each, cfg.rounds, cfg.workers, db, elapsed.Round(time.Second))
+	fmt.Fprintf(w, "- machine: %d cores (nproc), %s, %s, A and B in separate processes\n", runtime.NumCPU(), cpuModel(), store.kind())
 	fmt.Fprintf(w, "- closed loop, %d workers, one key of A's owner for every variant; each answer checked to have left one new queue item "+
 		"(on B for (h), on A otherwise)\n", cfg.workers)
 	fmt.Fprintf(w, "- CPU = utime+stime of each process from /proc/PID/stat (tick %s), over all rounds\n\n", clockTick)

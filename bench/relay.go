@@ -111,11 +111,6 @@ type relayPair struct {
 	mostOpen int64   // the most relays one connection took in a batch: B's open count reads them
 }
 
-// startRelayPair starts A and B on SQLite files (the hire benchmark's pair).
-func startRelayPair(ctx context.Context, ps *procs, bin, dir string, workers int) (*relayPair, error) {
-	return startRelayPairIn(ctx, bin, instanceStore{ps: ps, dir: dir}, workers)
-}
-
 // startRelayPairIn starts A and B, each on a fresh database from store.
 func startRelayPairIn(ctx context.Context, bin string, store instanceStore, workers int) (*relayPair, error) {
 	p := &relayPair{c: newClient(workers), rate: 2000} // a generous guess until a batch has run

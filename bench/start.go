@@ -20,13 +20,15 @@ import (
 
 // startMain is `bench start`: how long the server takes from exec to its
 // first 200 on /healthz, beside a minimal Go HTTP server built here (net/http
-// alone, one handler), n times each, interleaved, on an SQLite file the
-// server migrated beforehand (a restart, not a first start). It prints the
+// alone, one handler), n times each, interleaved, on an SQLite file (or with
+// -db a PostgreSQL schema) the server migrated beforehand (a restart, not a
+// first start). It prints the
 // medians, their ratio against issue 34's target (≤ 10×), and the part of the
 // server's start spent initialising packages (GODEBUG=inittrace=1).
 func startMain(args []string) error {
 	fs := flag.NewFlagSet("start", flag.ContinueOnError)
 	n := fs.Int("n", 10, "starts of each binary")
+	pg := fs.String("db", "", "PostgreSQL URL (postgres://…): the server on a fresh schema there; a fresh SQLite file when empty")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,6 +50,13 @@ func startMain(args []string) error {
 		return err
 	}
 	dsn := "sqlite:" + filepath.Join(dir, "start.db")
+	if *pg != "" {
+		ps := &procs{}
+		defer ps.killAll() // drops the schema
+		if dsn, err = freshSchema(ctx, ps, *pg); err != nil {
+			return err
+		}
+	}
 	serverArgs := func(addr string) []string { return []string{"serve", "--addr", addr, "--db", dsn} }
 	// The first start migrates the file; it is not counted.
 	if _, err := timeStart(server, serverArgs); err != nil {
