@@ -142,6 +142,8 @@ test("the admin sees the switch on the Network view, and turns the network on fr
   await section.getByLabel("Allowed instances, one origin a line (empty: any instance)").fill("not an origin");
   await section.getByRole("button", { name: "Save allowlist" }).click();
   await section.locator(".error", { hasText: "allowlist" }).waitFor({ timeout: H.deadline });
+  // What the admin typed after a save stays as typed beside its refusal: a save never draws the form again.
+  assert.equal(await section.getByLabel("Allowed instances, one origin a line (empty: any instance)").inputValue(), "not an origin");
   await pictures(adminPage, "admin-network", section);
 
   // The Network view opens for the admin and, on their next visit, the member.

@@ -18,9 +18,20 @@ export async function turnNetwork(enabled: boolean, allowlist: string[]): Promis
   return res.settings!;
 }
 
-function settingsForm(s: NetworkSettings, saved: () => void): HTMLElement[] {
+// onText says what the switch's position means.
+function onText(enabled: boolean): string {
+  return enabled
+    ? "On: people here may connect and relay to people on other instances, and those instances may reach them."
+    : "Off: no one here can connect or relay, and every other instance is refused.";
+}
+
+// settingsForm edits s in place: a save updates what it shows from the
+// server's answer and never draws the form again, so what the admin types
+// after a save is not replaced by the reload of an earlier one.
+function settingsForm(s: NetworkSettings): HTMLElement[] {
   const ids = { on: uid("network-on"), hint: uid("network-on-hint"), list: uid("allowlist") };
   const problem = h("div", { class: "form-status" });
+  const hint = h("p", { id: ids.hint, class: "hint" }, onText(s.enabled));
   const onSwitch: HTMLInputElement = h("input", {
     id: ids.on,
     type: "checkbox",
@@ -33,8 +44,9 @@ function settingsForm(s: NetworkSettings, saved: () => void): HTMLElement[] {
       onSwitch.disabled = true;
       replace(problem);
       try {
-        await turnNetwork(want, s.allowlist);
-        saved();
+        s = await turnNetwork(want, s.allowlist);
+        onSwitch.checked = s.enabled;
+        hint.textContent = onText(s.enabled);
       } catch (e) {
         if (isUnauthenticated(e)) reportUnauthenticated();
         // A refusal leaves the switch as the server has it.
@@ -61,11 +73,10 @@ function settingsForm(s: NetworkSettings, saved: () => void): HTMLElement[] {
         void act(
           submit,
           problem,
-          () => api.network.updateNetworkSettings({ enabled: s.enabled, allowlist: origins }),
-          () => {
-            toast(origins.length ? `${origins.length} instance${origins.length === 1 ? "" : "s"} allowed.` : "Any instance is allowed.");
-            saved();
+          async () => {
+            s = (await api.network.updateNetworkSettings({ enabled: s.enabled, allowlist: origins })).settings!;
           },
+          () => toast(origins.length ? `${origins.length} instance${origins.length === 1 ? "" : "s"} allowed.` : "Any instance is allowed."),
         );
       },
     },
@@ -75,13 +86,7 @@ function settingsForm(s: NetworkSettings, saved: () => void): HTMLElement[] {
   );
   return [
     h("div", { class: "switch-row" }, onSwitch, h("label", { for: ids.on }, "Operator network")),
-    h(
-      "p",
-      { id: ids.hint, class: "hint" },
-      s.enabled
-        ? "On: people here may connect and relay to people on other instances, and those instances may reach them."
-        : "Off: no one here can connect or relay, and every other instance is refused.",
-    ),
+    hint,
     form,
     h(
       "p",
@@ -96,8 +101,7 @@ function settingsForm(s: NetworkSettings, saved: () => void): HTMLElement[] {
 
 export function networkSettingsSection(): HTMLElement {
   const region = new Region("Operator network settings");
-  const load = (): Promise<void> => region.load(async () => settingsForm((await api.network.getNetworkSettings({})).settings!, () => void load()));
-  void load();
+  void region.load(async () => settingsForm((await api.network.getNetworkSettings({})).settings!));
   const el = h(
     "section",
     { class: "panel network-settings", "aria-labelledby": "network-settings-title" },
