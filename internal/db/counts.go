@@ -13,13 +13,16 @@ import (
 // exact in its own transaction, and a page's total is the sum of a few rows
 // (docs/decisions.md, "Page totals").
 //
-// On PostgreSQL the triggers are deferred to the commit: the counter's row
-// is then locked only while the unit commits (which already holds the
-// account's events lock, so two units of one account never wait on each
-// other's counters in opposite orders), instead of from the item's insert to
-// the end of the unit. On SQLite, with one writer, they run at once.
+// On PostgreSQL the triggers are deferred to the commit: a counter's row is
+// then locked only while the unit commits, instead of from the item's insert
+// to the end of the unit. By then a unit that changed an account's items
+// holds the account's events lock (every queue change emits an event), so two
+// units of one account do not take its counters in opposite orders; a status
+// change takes its two rows in one order besides. On SQLite, with one
+// writer, they run at once.
 
-// countsSQL is the statements that make the triggers and recount the table, run in the migration's transaction after ent's tables exist (and in the
+// countsSQL is the statements that make the triggers and recount the table,
+// run in the migration's transaction after ent's tables exist (and in the
 // fingerprint, so a change to them is a new schema).
 func countsSQL(dia string) []string {
 	recount := []string{
