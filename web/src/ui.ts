@@ -188,6 +188,15 @@ export function emptyState(text: string): HTMLElement {
 // A view mounts into the main element and cleans up its listeners on unmount.
 export type View = { el: HTMLElement; unmount(): void };
 
+// stillAt tells whether the address still shows path (a view's own, without
+// its query). A view's delayed work (a filter applied after a pause) checks
+// it first: a navigation changes the address at once but its hashchange is
+// handled later, and a view that wrote its own address over the new one
+// would send the app back to it.
+export function stillAt(path: string): boolean {
+  return location.hash.split("?")[0] === path;
+}
+
 // confirmStep is a button that asks before it acts: a first press shows
 // "yes" and "no" in its place; "yes" runs act, "no" puts the button back.
 export function confirmStep(

@@ -10,7 +10,7 @@ import { h, replace, uid } from "../dom";
 import type { KanbanCard } from "../gen/switchboard/v1/kanban_pb";
 import type { BoardInsight } from "../gen/switchboard/v1/board_pb";
 import { announce, onRefresh } from "../refresh";
-import { Region, cardStatuses, chip, dueDate, emptyState, pager, reportUnauthenticated, toast, type View } from "../ui";
+import { Region, cardStatuses, chip, dueDate, emptyState, pager, reportUnauthenticated, stillAt, toast, type View } from "../ui";
 import { openCardEditor } from "./cardEditor";
 import { BoardDrag } from "./boardDrag";
 import { columnChooser, loadHidden, scrollCue } from "./boardColumns";
@@ -297,6 +297,7 @@ export function boardView(params: URLSearchParams): View {
   searchInput.addEventListener("input", () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
+      if (!stillAt("#/board")) return;
       search = searchInput.value.trim();
       cardStatuses.forEach((s) => offsets.set(s, 0));
       history.replaceState(null, "", search ? `#/board?search=${encodeURIComponent(search)}` : "#/board");

@@ -5,7 +5,7 @@ import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { Contact, ContactDetail } from "../gen/switchboard/v1/contacts_pb";
 import { announce, onRefresh } from "../refresh";
-import { Region, chip, dueDate, emptyState, pageOf, pager, reportUnauthenticated, toast, type View } from "../ui";
+import { Region, chip, dueDate, emptyState, pageOf, pager, reportUnauthenticated, stillAt, toast, type View } from "../ui";
 import { termLabel } from "../vocabulary";
 import { contactEditForm, deleteContact } from "./contactEdit";
 
@@ -186,11 +186,13 @@ export function contactsView(params: URLSearchParams, id?: string): View {
   const apply = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
+      const path = `#/contacts${id ? `/${encodeURIComponent(id)}` : ""}`;
+      if (!stillAt(path)) return;
       search = searchInput.value.trim();
       tag = tagInput.value.trim();
       offset = 0;
       const q = new URLSearchParams(Object.entries({ search, tag }).filter(([, v]) => v));
-      history.replaceState(null, "", `#/contacts${id ? `/${encodeURIComponent(id)}` : ""}${q.size ? `?${q}` : ""}`);
+      history.replaceState(null, "", `${path}${q.size ? `?${q}` : ""}`);
       void load();
     }, 300);
   };

@@ -11,7 +11,7 @@ import { centsText } from "../money";
 import { h, replace, uid, type Child } from "../dom";
 import type { GetStoreAgentResponse, StoreAgent } from "../gen/switchboard/v1/store_pb";
 import type { ExecuteStoreAgentResponse } from "../gen/switchboard/v1/store_execution_pb";
-import { Region, chip, emptyState, pager, reportUnauthenticated, toast, type View } from "../ui";
+import { Region, chip, emptyState, pager, reportUnauthenticated, stillAt, toast, type View } from "../ui";
 import { termLabel, terms } from "../vocabulary";
 import { packsSection } from "./packs";
 import { reviewsSection } from "./storeReviews";
@@ -403,10 +403,12 @@ export function storeView(params: URLSearchParams, id?: string): View {
   const mineId = uid("mine");
   const mineBox = h("input", { type: "checkbox", id: mineId, name: "mine", checked: mine });
 
+  const path = `#/store${id ? `/${encodeURIComponent(id)}` : ""}`;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const apply = (delay: number) => {
     clearTimeout(timer);
     timer = setTimeout(() => {
+      if (!stillAt(path)) return;
       search = searchInput.value.trim();
       category = categorySelect.value;
       pricing = pricingSelect.value;
@@ -417,7 +419,7 @@ export function storeView(params: URLSearchParams, id?: string): View {
       const q = new URLSearchParams(
         Object.entries({ search, category, pricing, sort: sort === "newest" ? "" : sort, scope, mine: mine ? "1" : "" }).filter(([, v]) => v),
       );
-      history.replaceState(null, "", `#/store${id ? `/${encodeURIComponent(id)}` : ""}${q.size ? `?${q}` : ""}`);
+      history.replaceState(null, "", `${path}${q.size ? `?${q}` : ""}`);
       showEarnings();
       void load();
     }, delay);
