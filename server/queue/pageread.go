@@ -77,39 +77,21 @@ func pageQuery(dia string, where []predicate.QueueItem, pg page.Request) (string
 }
 
 // scanPageRow is toProto of the row: what is empty in the data model is
-// absent on the wire.
+// absent on the wire (nonEmpty, as toProto does).
 func scanPageRow(rows *sql.Rows) (*switchboardv1.QueueItem, error) {
 	it := &switchboardv1.QueueItem{}
-	var (
-		userID                                                     string
-		description, source, metadata, project, team, card, parent sql.NullString
-		dependsOn, email, name, execution, callback, instance      sql.NullString
-		request                                                    sql.NullString
-		subtask                                                    sql.NullInt32
-		created, updated                                           time.Time
-	)
-	if err := rows.Scan(&it.Id, &it.Type, &it.Title, &description, &it.Priority, &it.Status, &source, &metadata,
-		&it.TaskOrigin, &userID, &project, &team, &card, &parent, &dependsOn, &subtask, &email, &name, &execution,
-		&callback, &instance, &request, &created, &updated); err != nil {
+	var created, updated time.Time
+	if err := rows.Scan(&it.Id, &it.Type, &it.Title, &it.Description, &it.Priority, &it.Status, &it.Source, &it.Metadata,
+		&it.TaskOrigin, &it.UserId, &it.ProjectId, &it.TeamId, &it.CardId, &it.ParentTaskId, &it.DependsOn,
+		&it.SubtaskOrder, &it.RequesterEmail, &it.RequesterName, &it.ExecutionId, &it.CallbackUrl,
+		&it.SourceInstanceName, &it.ProjectRequestId, &created, &updated); err != nil {
 		return nil, err
 	}
-	it.UserId = &userID
-	it.Description, it.Source, it.Metadata = present(description), present(source), present(metadata)
-	it.ProjectId, it.TeamId, it.CardId, it.ParentTaskId = present(project), present(team), present(card), present(parent)
-	it.DependsOn, it.RequesterEmail, it.RequesterName = present(dependsOn), present(email), present(name)
-	it.ExecutionId, it.CallbackUrl = present(execution), present(callback)
-	it.SourceInstanceName, it.ProjectRequestId = present(instance), present(request)
-	if subtask.Valid {
-		it.SubtaskOrder = &subtask.Int32
+	for _, f := range []**string{&it.Description, &it.Source, &it.Metadata, &it.ProjectId, &it.TeamId, &it.CardId,
+		&it.ParentTaskId, &it.DependsOn, &it.RequesterEmail, &it.RequesterName, &it.ExecutionId, &it.CallbackUrl,
+		&it.SourceInstanceName, &it.ProjectRequestId} {
+		*f = nonEmpty(*f)
 	}
 	it.CreatedAt, it.UpdatedAt = timestamp(created), timestamp(updated)
 	return it, nil
-}
-
-// present is a column's text, absent when NULL or empty.
-func present(s sql.NullString) *string {
-	if !s.Valid || s.String == "" {
-		return nil
-	}
-	return &s.String
 }

@@ -18,20 +18,21 @@ import (
 var omitAbsentOf, nullWhenEmptyOf sync.Map // descriptor → bool
 
 func restOmitAbsent(md protoreflect.MessageDescriptor) bool {
-	if v, ok := omitAbsentOf.Load(md); ok {
-		return v.(bool)
-	}
-	v := proto.GetExtension(md.Options(), switchboardv1.E_RestOmitAbsent).(bool)
-	omitAbsentOf.Store(md, v)
-	return v
+	return once(&omitAbsentOf, md, switchboardv1.E_RestOmitAbsent)
 }
 
 func restNullWhenEmpty(fd protoreflect.FieldDescriptor) bool {
-	if v, ok := nullWhenEmptyOf.Load(fd); ok {
+	return once(&nullWhenEmptyOf, fd, switchboardv1.E_RestNullWhenEmpty)
+}
+
+// once answers d's boolean option x, read from d's options the first time
+// and from cache after.
+func once(cache *sync.Map, d protoreflect.Descriptor, x protoreflect.ExtensionType) bool {
+	if v, ok := cache.Load(d); ok {
 		return v.(bool)
 	}
-	v := proto.GetExtension(fd.Options(), switchboardv1.E_RestNullWhenEmpty).(bool)
-	nullWhenEmptyOf.Store(fd, v)
+	v := proto.GetExtension(d.Options(), x).(bool)
+	cache.Store(d, v)
 	return v
 }
 
