@@ -153,12 +153,8 @@ func (s *rawServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // statement hit, as the gate does before any handler runs (with a limit no
 // bench reaches: the answer's counts are read, not judged).
 func countRequest(ctx context.Context, d *sql.DB, hit, name string) error {
-	now := time.Now()
-	win := now.UnixMilli() / time.Minute.Milliseconds()
-	weight := float64(time.Minute-now.Sub(time.UnixMilli(win*time.Minute.Milliseconds()))) / float64(time.Minute)
-	sum := sha256.Sum256([]byte(name))
 	var count, prev int
-	return d.QueryRowContext(ctx, hit, hex.EncodeToString(sum[:]), win, weight, float64(1e9)-0.5).Scan(&count, &prev)
+	return d.QueryRowContext(ctx, hit, gate.CountArgs(time.Now(), name, 1e9)...).Scan(&count, &prev)
 }
 
 // authenticate mirrors the key check: unknown, inactive, expired or

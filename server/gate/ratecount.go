@@ -62,6 +62,22 @@ func CountSQL(dia string) string {
 	return hitSQL
 }
 
+// windowAt is the window now falls in: its number, its start, and the share
+// of the previous window the sliding window still covers.
+func windowAt(now time.Time) (win int64, start time.Time, weight float64) {
+	win = now.UnixMilli() / window.Milliseconds()
+	start = time.UnixMilli(win * window.Milliseconds())
+	return win, start, float64(window-now.Sub(start)) / float64(window)
+}
+
+// CountArgs are CountSQL's arguments for one request at now of the client
+// called name under limit.
+func CountArgs(now time.Time, name string, limit int) []any {
+	win, _, weight := windowAt(now)
+	sum := sha256.Sum256([]byte(name))
+	return []any{hex.EncodeToString(sum[:]), win, weight, float64(limit) - 0.5}
+}
+
 // hitSQL: $1 the counter, $2 the current window, $3 the weight of the
 // previous window, $4 the limit less one half (a rate rounded to the nearest
 // whole request is within the limit when the exact one is below this).
@@ -94,15 +110,10 @@ type limiter struct {
 // the limit.
 func (l limiter) take(ctx context.Context, key string) (verdict, error) {
 	now := l.c.now()
-	win := now.UnixMilli() / window.Milliseconds()
-	start := time.UnixMilli(win * window.Milliseconds())
+	win, start, weight := windowAt(now)
 	v := verdict{limit: l.limit, reset: start.Add(window)}
-	// The share of the previous window the sliding window still covers.
-	weight := float64(window-now.Sub(start)) / float64(window)
-	sum := sha256.Sum256([]byte(key))
 	var count, prev int
-	err := l.c.db.SQL.QueryRowContext(ctx, l.c.hit, hex.EncodeToString(sum[:]), win, weight, float64(l.limit)-0.5).
-		Scan(&count, &prev)
+	err := l.c.db.SQL.QueryRowContext(ctx, l.c.hit, CountArgs(now, key, l.limit)...).Scan(&count, &prev)
 	switch {
 	case errors.Is(err, sql.ErrNoRows): // over the limit: nothing counted
 		return v, nil
