@@ -209,13 +209,17 @@ func (h *house) routes() (http.Handler, error) {
 	// access rule; outside the gateway (and gzip, which would hold events back).
 	mux.Handle("/api/v2/shared-chat/stream", g.Identify(g.Procedure(
 		switchboardv1connect.EventServiceStreamEventsProcedure, onlyGET(g.Stream(h.bus.SSE())))))
-	// The MCP door: an API key with the mcp scope, each tool's scopes on top.
-	mux.Handle(mcp.Path, g.Identify(g.Endpoint(mcpAccess, httpapi.Serve(h.door.Serve))))
+	// The MCP door: an API key with the mcp scope, each tool's scopes on top;
+	// its refusals carry Bearer challenges, which MCP clients read to choose
+	// between a key and OAuth.
+	mux.Handle(mcp.Path, g.Identify(g.BearerEndpoint(mcpAccess, httpapi.Serve(h.door.Serve))))
 	mux.Handle("GET "+mcp.CardPath, h.door.CardHandler(cfg.Executions.PublicURL))
 	// The A2A endpoint behind its own rule (a key with the a2a scope), and
 	// the public agent card.
 	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, httpapi.Serve(svc.a2a.Serve)))))
-	mux.Handle("GET "+a2a.CardPath, &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: h.door.ToolNames})
+	card := &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: h.door.ToolNames}
+	mux.Handle("GET "+a2a.CardPath, card)
+	mux.Handle("GET "+a2a.LegacyCardPath, card)
 	// The operator network's check (?connectionId=) before the spoke's.
 	mux.Handle("GET "+federation.WellKnownPath, httpapi.Serve(svc.peers.WellKnown(svc.inbound.WellKnown())))
 	mux.Handle("POST "+federation.WebhookPath, httpapi.Serve(svc.inbound.Webhook()))

@@ -19,19 +19,8 @@ import (
 // item is not the caller's. The columns are ent's own; the scan keeps ent's
 // types.
 func (s *Service) taskWithItem(ctx context.Context, userID, taskID string) (*ent.A2ATask, *ent.QueueItem, error) {
-	t, i := entsql.Table(a2atask.Table).As("t"), entsql.Table(queueitem.Table).As("i")
-	cols := make([]string, 0, len(recordColumns)+6)
-	for _, c := range recordColumns {
-		cols = append(cols, t.C(c))
-	}
-	cols = append(cols, i.C(queueitem.FieldID), i.C(queueitem.FieldStatus), i.C(queueitem.FieldUpdatedAt),
-		i.C(queueitem.FieldResult), i.C(queueitem.FieldResultStatus), i.C(queueitem.FieldMetadata))
-	query, args := entsql.Dialect(s.DB.Dialect).Select(cols...).From(t).
-		LeftJoin(i).OnP(entsql.And(
-		entsql.ColumnsEQ(i.C(queueitem.FieldID), t.C(a2atask.FieldItemID)),
-		entsql.ColumnsEQ(i.C(queueitem.FieldUserID), t.C(a2atask.FieldUserID)))).
-		Where(entsql.And(entsql.EQ(t.C(a2atask.FieldUserID), userID), entsql.EQ(t.C(a2atask.FieldTaskID), taskID))).
-		Query()
+	sel, t, _ := s.tasksJoined(false)
+	query, args := sel.Where(entsql.And(entsql.EQ(t.C(a2atask.FieldUserID), userID), entsql.EQ(t.C(a2atask.FieldTaskID), taskID))).Query()
 	rows, err := s.DB.SQL.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, nil, err
@@ -43,6 +32,41 @@ func (s *Service) taskWithItem(ctx context.Context, userID, taskID string) (*ent
 		}
 		return nil, nil, errTaskNotFound(taskID)
 	}
+	rec, it, err := scanJoined(rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec, it, rows.Close()
+}
+
+// tasksJoined selects records (t) left-joined with their items (i) on the
+// item's id and owner, in the columns scanJoined reads, or their count. The
+// tables carry the dialect, so their columns can be written into
+// expressions.
+func (s *Service) tasksJoined(count bool) (*entsql.Selector, *entsql.SelectTable, *entsql.SelectTable) {
+	d := entsql.Dialect(s.DB.Dialect)
+	t, i := d.Table(a2atask.Table).As("t"), d.Table(queueitem.Table).As("i")
+	var sel *entsql.Selector
+	if count {
+		sel = d.Select(entsql.Count("*"))
+	} else {
+		cols := make([]string, 0, len(recordColumns)+6)
+		for _, c := range recordColumns {
+			cols = append(cols, t.C(c))
+		}
+		cols = append(cols, i.C(queueitem.FieldID), i.C(queueitem.FieldStatus), i.C(queueitem.FieldUpdatedAt),
+			i.C(queueitem.FieldResult), i.C(queueitem.FieldResultStatus), i.C(queueitem.FieldMetadata))
+		sel = d.Select(cols...)
+	}
+	sel.From(t).LeftJoin(i).OnP(entsql.And(
+		entsql.ColumnsEQ(i.C(queueitem.FieldID), t.C(a2atask.FieldItemID)),
+		entsql.ColumnsEQ(i.C(queueitem.FieldUserID), t.C(a2atask.FieldUserID))))
+	return sel, t, i
+}
+
+// scanJoined reads one row of tasksJoined: the record, and its item while it
+// lives.
+func scanJoined(rows *sql.Rows) (*ent.A2ATask, *ent.QueueItem, error) {
 	rec := &ent.A2ATask{}
 	var (
 		finalState, finalMessage, artifacts            sql.NullString
@@ -57,7 +81,7 @@ func (s *Service) taskWithItem(ctx context.Context, userID, taskID string) (*ent
 	}
 	rec.FinalState, rec.FinalMessage, rec.Artifacts = orNil(finalState), orNil(finalMessage), orNil(artifacts)
 	if !itemID.Valid {
-		return rec, nil, rows.Close()
+		return rec, nil, nil
 	}
 	it := &ent.QueueItem{ID: itemID.String, UserID: rec.UserID, Status: queueitem.Status(status.String),
 		UpdatedAt: itemUpdated.Time, Result: orNil(result), Metadata: metadata.String}
@@ -65,7 +89,7 @@ func (s *Service) taskWithItem(ctx context.Context, userID, taskID string) (*ent
 		rs := queueitem.ResultStatus(resultStatus.String)
 		it.ResultStatus = &rs
 	}
-	return rec, it, rows.Close()
+	return rec, it, nil
 }
 
 // recordColumns are the record's columns in the order taskWithItem scans

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
-	"strings"
+	"strconv"
 
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/input"
 )
 
@@ -23,6 +25,8 @@ const (
 	codeServer         = -32000 // the credential of a stream lapsed
 	codeTaskNotFound   = -32001
 	codeNotCancelable  = -32002
+	codeUnsupported    = -32004 // UnsupportedOperationError: subscribing to a final task (1.0)
+	codeNoVersion      = -32009 // VersionNotSupportedError
 )
 
 // rpcError is a JSON-RPC error object.
@@ -47,7 +51,9 @@ type response struct {
 	Error   *rpcError       `json:"error,omitempty"`
 }
 
-// VersionHeader selects the v1.0 method family.
+// VersionHeader names the protocol version a client speaks: 1.0 narrows the
+// methods to v1.0's; without it (or with 0.3) every family answers, as the
+// v1.0 names cannot be mistaken for the others (RULINGS, Reconciliation 15).
 const VersionHeader = "A2A-Version"
 
 // method is one JSON-RPC method of a family.
@@ -59,15 +65,16 @@ type method struct {
 	fam    family
 }
 
-// methods are the families' methods by name; the v1.0 family answers only
-// under A2A-Version: 1.0, the others only without it.
+// methods are the families' methods by name: methodsV1 under A2A-Version:
+// 1.0, methodsAll otherwise.
 var (
 	methodsV1 = map[string]method{
 		"SendMessage":          {send: true, fam: v10, call: sendWith(decodeV1Send, v10, func(v *view, _ *int) any { return map[string]any{"task": taskV1(v, nil)} })},
 		"GetTask":              {fam: v10, call: queryWith(func(s *Service, ctx context.Context, id string) (*view, error) { return s.Get(ctx, id) }, func(v *view, n *int) any { return taskV1(v, n) })},
 		"CancelTask":           {fam: v10, call: queryWith(func(s *Service, ctx context.Context, id string) (*view, error) { return s.Cancel(ctx, id) }, func(v *view, n *int) any { return taskV1(v, n) })},
 		"SendStreamingMessage": {send: true, stream: true, fam: v10, open: openSend(decodeV1Send, v10)},
-		"SubscribeToTask":      {stream: true, fam: v10, open: openTask},
+		"SubscribeToTask":      {stream: true, fam: v10, open: openLiveTask},
+		"ListTasks":            {fam: v10, call: listTasks},
 	}
 	methodsOld = map[string]method{
 		"tasks/send":        {send: true, fam: legacy, call: sendWith(func(raw json.RawMessage) (*send, error) { return decodeLegacySend(raw, false) }, legacy, func(v *view, _ *int) any { return taskLegacy(v, nil) })},
@@ -78,7 +85,34 @@ var (
 		"message/stream":    {send: true, stream: true, fam: v03, open: openSend(decodeV03Send, v03)},
 		"tasks/resubscribe": {stream: true, fam: v03, open: openTask},
 	}
+	methodsAll = union(methodsOld, methodsV1)
 )
+
+func union(tables ...map[string]method) map[string]method {
+	out := map[string]method{}
+	for _, t := range tables {
+		for name, m := range t {
+			if _, taken := out[name]; taken {
+				panic("a2a: two families name the method " + name)
+			}
+			out[name] = m
+		}
+	}
+	return out
+}
+
+// methodsFor is the method table of the version a request names (v1 is
+// whether it is 1.0's alone); a version this server does not speak is -32009.
+func methodsFor(r *http.Request) (table map[string]method, v1 bool, e *rpcError) {
+	switch v := requestedVersion(r); v {
+	case "1.0":
+		return methodsV1, true, nil
+	case "", "0.3":
+		return methodsAll, false, nil
+	default:
+		return nil, false, &rpcError{Code: codeNoVersion, Message: "version not supported: A2A-Version " + strconv.Quote(v) + "; this agent speaks 1.0 and 0.3"}
+	}
+}
 
 func sendWith(dec func(json.RawMessage) (*send, error), fam family, render func(*view, *int) any) func(context.Context, *Service, json.RawMessage) (any, error) {
 	return func(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
@@ -144,6 +178,20 @@ func openTask(ctx context.Context, s *Service, raw json.RawMessage) (*view, erro
 	return s.Get(ctx, q.ID)
 }
 
+// openLiveTask is v1.0's SubscribeToTask: a task in a final state has no
+// updates to follow, which v1.0 answers UnsupportedOperationError (v0.3's
+// tasks/resubscribe answers the final task and ends).
+func openLiveTask(ctx context.Context, s *Service, raw json.RawMessage) (*view, error) {
+	v, err := openTask(ctx, s, raw)
+	if err != nil {
+		return nil, err
+	}
+	if v.state.Terminal() {
+		return nil, &rpcError{Code: codeUnsupported, Message: fmt.Sprintf("unsupported operation: task %q is %s and has no updates to subscribe to", v.rec.TaskID, v.state)}
+	}
+	return v, nil
+}
+
 // Serve serves POST /api/a2a behind the gate (key, scope a2a): JSON-RPC
 // errors are written here; what is refused before JSON-RPC (the method, an
 // unreadable body, a cap, the rate class) is returned for the transport to
@@ -159,24 +207,37 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	var req request
 	if err := json.Unmarshal(body, &req); err != nil {
-		writeRPC(w, nil, nil, &rpcError{Code: codeParse, Message: "parse error: the body is not a JSON-RPC request object"})
+		if json.Valid(body) {
+			// JSON, but no request object: an array (a batch, which this
+			// endpoint does not take) or a member of the wrong type.
+			writeRPC(w, nil, nil, &rpcError{Code: codeInvalidRequest, Message: "invalid request: the body must be one JSON-RPC request object (batches are not supported)"})
+			return nil
+		}
+		writeRPC(w, nil, nil, &rpcError{Code: codeParse, Message: "parse error: the body is not valid JSON"})
+		return nil
+	}
+	if !validID(req.ID) {
+		// JSON-RPC 2.0: an id is a string, a number or null; the answer to
+		// an invalid one cannot echo it.
+		writeRPC(w, nil, nil, &rpcError{Code: codeInvalidRequest, Message: "invalid request: id must be a string, a number or null"})
 		return nil
 	}
 	if req.JSONRPC != "2.0" || req.Method == "" {
 		writeRPC(w, req.ID, nil, &rpcError{Code: codeInvalidRequest, Message: `invalid request: jsonrpc must be "2.0" and method is required`})
 		return nil
 	}
-	if err := textOnly(body); err != nil {
-		writeRPC(w, req.ID, nil, &rpcError{Code: codeBadParams, Message: err.Error()})
+	table, v1, verr := methodsFor(r)
+	if verr != nil {
+		writeRPC(w, req.ID, nil, verr)
 		return nil
-	}
-	table := methodsOld
-	if strings.TrimSpace(r.Header.Get(VersionHeader)) == "1.0" {
-		table = methodsV1
 	}
 	m, ok := table[req.Method]
 	if !ok {
-		writeRPC(w, req.ID, nil, &rpcError{Code: codeNoMethod, Message: "method not found: " + req.Method})
+		writeRPC(w, req.ID, nil, noMethod(req.Method, v1))
+		return nil
+	}
+	if err := textOnly(body); err != nil {
+		refuse(w, req, m, &rpcError{Code: codeBadParams, Message: err.Error()})
 		return nil
 	}
 	if m.stream && s.OpenStream != nil {
@@ -203,6 +264,43 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeRPC(w, req.ID, res, nil)
 	return nil
+}
+
+// validID reports whether id is absent or a JSON string, number or null.
+func validID(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return true
+	}
+	switch c := id[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
+	}
+	return bytes.Equal(id, []byte("null"))
+}
+
+// noMethod is -32601; a v0.3 or legacy name under A2A-Version: 1.0 is told
+// where it went.
+func noMethod(name string, v1 bool) *rpcError {
+	e := &rpcError{Code: codeNoMethod, Message: "method not found: " + name}
+	if _, other := methodsOld[name]; other && v1 {
+		e.Message += "; A2A-Version 1.0 names its methods SendMessage, GetTask, ListTasks, CancelTask, SendStreamingMessage and SubscribeToTask"
+	}
+	return e
+}
+
+// refuse answers a refusal of a recognised method: a streaming method's as
+// the stream's one event, so a client reading Server-Sent Events reads it as
+// the error it is (docs/decisions.md "A2A by the book").
+func refuse(w http.ResponseWriter, req request, m method, e *rpcError) {
+	if !m.stream {
+		writeRPC(w, req.ID, nil, e)
+		return
+	}
+	events.SSEHeaders(w.Header())
+	w.WriteHeader(http.StatusOK)
+	out := &sse{w: w, rc: http.NewResponseController(w), id: req.ID, fam: m.fam}
+	_ = out.failure(e)
 }
 
 // textOnly refuses a body that is not valid UTF-8 or holds a NUL in any

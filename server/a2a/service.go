@@ -246,7 +246,15 @@ func (s *Service) respond(ctx context.Context, p *auth.Principal, rec *ent.A2ATa
 			return err
 		}
 		if cur.FinalState != nil {
-			return badParams("task %q is %s and takes no more messages", cur.TaskID, *cur.FinalState)
+			return finished(cur.TaskID, *cur.FinalState)
+		}
+		it, err := s.Queue.LoadIn(ctx, tx, p, cur.ItemID)
+		if err != nil {
+			return err
+		}
+		// A done item is a completed task while it lives: final too.
+		if st := stateOf(string(it.Status)); st.Terminal() {
+			return finished(cur.TaskID, string(st))
 		}
 		var history []*a2a.Message
 		if err := json.Unmarshal([]byte(cur.History), &history); err != nil {
@@ -261,10 +269,6 @@ func (s *Service) respond(ctx context.Context, p *auth.Principal, rec *ent.A2ATa
 			return badParams("message: %s", err.Error())
 		}
 		if err := cur.Update().SetHistory(string(raw)).Exec(ctx); err != nil {
-			return err
-		}
-		it, err := s.Queue.LoadIn(ctx, tx, p, cur.ItemID)
-		if err != nil {
 			return err
 		}
 		if string(it.Status) == blocked {
@@ -295,7 +299,8 @@ func (s *Service) Get(ctx context.Context, taskID string) (*view, error) {
 }
 
 // Cancel deletes the task's item unless it is done (-32002); the Removed
-// hook records the task canceled. A task already canceled answers as it is.
+// hook records the task canceled. A task in any final state, canceled
+// included, is not cancelable (RULINGS, Reconciliation 15).
 func (s *Service) Cancel(ctx context.Context, taskID string) (*view, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
@@ -307,9 +312,6 @@ func (s *Service) Cancel(ctx context.Context, taskID string) (*view, error) {
 			return err
 		}
 		if rec.FinalState != nil {
-			if *rec.FinalState == string(a2a.TaskStateCanceled) {
-				return nil
-			}
 			return notCancelable(taskID, *rec.FinalState)
 		}
 		it, err := s.Queue.LoadIn(ctx, tx, p, rec.ItemID)
@@ -325,6 +327,12 @@ func (s *Service) Cancel(ctx context.Context, taskID string) (*view, error) {
 		return nil, err
 	}
 	return s.Get(ctx, taskID)
+}
+
+// finished refuses a message to a task in a final state: -32602 naming the
+// state (RULINGS "A2A" details of 2026-11-28).
+func finished(id, state string) error {
+	return badParams("task %q is %s and takes no more messages; start a new task", id, state)
 }
 
 func notCancelable(id, state string) error {

@@ -37,19 +37,19 @@ func (s *Service) streamOpen(w http.ResponseWriter, r *http.Request, req request
 	ctx := r.Context()
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
-		writeRPC(w, req.ID, nil, s.toRPC(ctx, err))
+		refuse(w, req, m, s.toRPC(ctx, err))
 		return
 	}
 	// Subscribe before the send, so no change after it is missed.
 	sub, err := s.Bus.SubscribeFor(ctx, p)
 	if err != nil {
-		writeRPC(w, req.ID, nil, s.toRPC(ctx, apperr.Internal(err)))
+		refuse(w, req, m, s.toRPC(ctx, apperr.Internal(err)))
 		return
 	}
 	defer sub.Close()
 	v, err := m.open(ctx, s, req.Params)
 	if err != nil {
-		writeRPC(w, req.ID, nil, s.toRPC(ctx, err))
+		refuse(w, req, m, s.toRPC(ctx, err))
 		return
 	}
 	h := w.Header()

@@ -64,6 +64,28 @@ func decode(raw json.RawMessage, v any) error {
 	return nil
 }
 
+// errRequired refuses a call without a field it must carry, naming its path.
+func errRequired(path string) error {
+	if strings.HasSuffix(path, ".parts") {
+		return badParams("%s is required: a message has at least one part", path)
+	}
+	return badParams("%s is required", path)
+}
+
+// required checks the fields v0.3 and v1.0 both require of a message
+// (messageId, role, parts), in that order: the first missing is named.
+func required(messageID, role string, parts int) error {
+	switch {
+	case strings.TrimSpace(messageID) == "":
+		return errRequired("params.message.messageId")
+	case role == "":
+		return errRequired("params.message.role")
+	case parts == 0:
+		return errRequired("params.message.parts")
+	}
+	return nil
+}
+
 // legacyPart is a part of the document's shape: {type, text} or {type: data, data}.
 type legacyPart struct {
 	Type     string         `json:"type"`
@@ -97,6 +119,11 @@ func decodeLegacySend(raw json.RawMessage, respond bool) (*send, error) {
 	if p.Message == nil {
 		return nil, badParams("params.message is required")
 	}
+	// The document's message needs only its parts; a role, when given, is
+	// the user's (RULINGS "A2A" details of 2026-11-28).
+	if len(p.Message.Parts) == 0 {
+		return nil, errRequired("params.message.parts")
+	}
 	if p.Message.Role != "" && p.Message.Role != "user" {
 		return nil, badParams("params.message.role must be user")
 	}
@@ -128,14 +155,14 @@ func decodeV03Send(raw json.RawMessage) (*send, error) {
 	if p.Message == nil {
 		return nil, badParams("params.message is required")
 	}
+	if err := required(p.Message.ID, string(p.Message.Role), len(p.Message.Parts)); err != nil {
+		return nil, err
+	}
 	if p.Message.Role != a2a.MessageRoleUser {
 		return nil, badParams("params.message.role must be user")
 	}
 	if len(p.Message.Parts) > maxParts {
 		return nil, badParams("params.message.parts: at most %d parts", maxParts)
-	}
-	if p.Message.ID == "" {
-		p.Message.ID = a2a.NewMessageID()
 	}
 	return &send{taskID: string(p.Message.TaskID), msg: p.Message, meta: merged(p.Message.Metadata, p.Metadata)}, nil
 }
@@ -177,6 +204,9 @@ func decodeV1Send(raw json.RawMessage) (*send, error) {
 	if m == nil {
 		return nil, badParams("params.message is required")
 	}
+	if err := required(m.MessageID, m.Role, len(m.Parts)); err != nil {
+		return nil, err
+	}
 	if m.Role != "ROLE_USER" {
 		return nil, badParams("params.message.role must be ROLE_USER")
 	}
@@ -191,11 +221,7 @@ func decodeV1Send(raw json.RawMessage) (*send, error) {
 		}
 		parts = append(parts, pt)
 	}
-	id := m.MessageID
-	if id == "" {
-		id = a2a.NewMessageID()
-	}
-	msg := &a2a.Message{ID: id, Role: a2a.MessageRoleUser, Parts: parts, Metadata: m.Metadata,
+	msg := &a2a.Message{ID: m.MessageID, Role: a2a.MessageRoleUser, Parts: parts, Metadata: m.Metadata,
 		TaskID: a2a.TaskID(m.TaskID), ContextID: m.ContextID, Extensions: m.Extensions}
 	return &send{taskID: m.TaskID, msg: msg, meta: merged(m.Metadata, p.Metadata)}, nil
 }

@@ -339,16 +339,20 @@ func decide(r *http.Request, p *contract.Procedure, c *auth.Credentials) (*auth.
 	}
 	if c.KeyPresented {
 		if c.KeyErr != nil {
-			return nil, c.KeyErr
+			return nil, keyRefusal(c)
 		}
 		if !p.AcceptKey {
 			return nil, apperr.Forbidden("API keys cannot call this endpoint; it needs a dashboard session")
 		}
 		if !slices.ContainsFunc(p.Scopes, c.Key.HasScope) {
+			var e *apperr.Error
 			if len(p.Scopes) > 1 {
-				return nil, apperr.Forbidden("API key lacks a scope for this endpoint: it needs one of %q", p.Scopes)
+				e = apperr.Forbidden("API key lacks a scope for this endpoint: it needs one of %q", p.Scopes)
+			} else {
+				e = apperr.Forbidden("API key lacks the %q scope", p.Scope)
 			}
-			return nil, apperr.Forbidden("API key lacks the %q scope", p.Scope)
+			e.Cause = ErrMissingScope // a Bearer door names the scope in its challenge
+			return nil, e
 		}
 		return c.Key, nil
 	}
@@ -362,6 +366,18 @@ func decide(r *http.Request, p *contract.Procedure, c *auth.Credentials) (*auth.
 		return nil, apperr.Unauthenticated("missing API key: send \"Authorization: Bearer <API key>\"")
 	}
 	return nil, apperr.Unauthenticated("not logged in: POST /api/auth/login first")
+}
+
+// keyRefusal is why a presented key admits no one; a bearer token that
+// resolved to no usable key is marked ErrUnusableKey, while a header that
+// carries no bearer token at all (another scheme) is only unauthenticated.
+func keyRefusal(c *auth.Credentials) error {
+	if c.Bearer == "" {
+		return c.KeyErr
+	}
+	e := *c.KeyErr
+	e.Cause = ErrUnusableKey
+	return &e
 }
 
 // sameOriginOrConnect is the CSRF rule for session callers (docs/decisions.md
@@ -428,10 +444,22 @@ func (g *Gate) Procedure(name string, next http.Handler) http.Handler {
 // the protocol doors that are not RPCs of the contract (MCP, A2A): same
 // credentials, scopes and rate classes, REST-shaped refusals.
 func (g *Gate) Endpoint(p *contract.Procedure, next http.Handler) http.Handler {
+	return g.endpoint(p, false, next)
+}
+
+// endpoint is Endpoint, answering Bearer challenges when bearer is set
+// (BearerEndpoint).
+func (g *Gate) endpoint(p *contract.Procedure, bearer bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if bearer {
+			w = &challenging{ResponseWriter: w}
+		}
 		metrics.Route(r.Context(), p.Name, metrics.HTTP)
 		ctx, err := g.Admit(w, r, p)
 		if err != nil {
+			if bearer {
+				setChallenge(w.Header(), p, err)
+			}
 			httpapi.WriteREST(w, r, err)
 			return
 		}

@@ -56,17 +56,16 @@ func (s *Server) CardHandler(base string) http.Handler {
 	for _, res := range resources {
 		uris = append(uris, res.uri)
 	}
+	// The features initialize advertises, from the same declaration.
+	caps := serverCapabilities()
+	cardCapabilities := map[string]any{"tools": caps.Tools, "resources": caps.Resources, "prompts": caps.Prompts}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		card := serverCard{
 			Name: "switchboard", Title: "Switchboard", Version: Version,
-			Description: "The operator's command center: task queue, board, contacts, settings and agent store, for AI agents.",
-			Endpoint:    cardEndpoint{Transport: "streamable-http", URL: origin(base, r) + Path},
-			Auth:        cardAuth{Scheme: "bearer", Header: "Authorization: Bearer <API key>", Scope: "mcp"},
-			Capabilities: map[string]any{
-				"tools":     map[string]bool{"listChanged": true},
-				"resources": map[string]bool{"listChanged": false},
-				"prompts":   map[string]bool{"listChanged": true},
-			},
+			Description:  "The operator's command center: task queue, board, contacts, settings and agent store, for AI agents.",
+			Endpoint:     cardEndpoint{Transport: "streamable-http", URL: origin(base, r) + Path},
+			Auth:         cardAuth{Scheme: "bearer", Header: "Authorization: Bearer <API key>", Scope: "mcp"},
+			Capabilities: cardCapabilities,
 		}
 		card.Tools, card.Resources = tools, uris
 		w.Header().Set("Content-Type", "application/json")

@@ -471,7 +471,8 @@ func (s *Server) account(ctx context.Context, userID string) (*account, error) {
 		&sdk.ServerOptions{
 			Instructions: "Switchboard is the operator's command center: their task queue, board, contacts, " +
 				"settings and agent store. Items you add wait for the operator's approval.",
-			Logger: s.cfg.Logger,
+			Logger:       s.cfg.Logger,
+			Capabilities: serverCapabilities(),
 		})
 	for _, t := range s.tools {
 		a.server.AddTool(t.sdkTool(), t.handler(s))
@@ -492,6 +493,20 @@ func (s *Server) account(ctx context.Context, userID string) (*account, error) {
 		s.cfg.Hear(userID, func(ctx context.Context) { s.Changed(ctx, userID) })
 	}
 	return a, nil
+}
+
+// serverCapabilities is what initialize advertises and the server card shows:
+// declared once, not inferred by the SDK from what an account has registered,
+// so the two cannot differ. The values are those the SDK infers (logging is
+// its default), except that prompts are advertised before an account's first
+// pack too, so its sessions hear of the prompt that install adds.
+func serverCapabilities() *sdk.ServerCapabilities {
+	return &sdk.ServerCapabilities{
+		Logging:   &sdk.LoggingCapabilities{}, //nolint:staticcheck // deprecated, not gone: clients still set levels (the conformance suite's logging-set-level)
+		Tools:     &sdk.ToolCapabilities{ListChanged: true},
+		Resources: &sdk.ResourceCapabilities{ListChanged: true},
+		Prompts:   &sdk.PromptCapabilities{ListChanged: true},
+	}
 }
 
 // Changed is told that an account's installed store agents or packs changed

@@ -31,12 +31,15 @@ func messageSchema(md protoreflect.MessageDescriptor, defs map[string]*jsonschem
 	return s
 }
 
+// fieldSchema is one field's value. No schema here uses a list of types
+// ("type": ["string", "null"]): many MCP clients read only a single type,
+// so alternatives are anyOf branches, each keeping its own constraints.
 func fieldSchema(fd protoreflect.FieldDescriptor, defs map[string]*jsonschema.Schema) *jsonschema.Schema {
 	switch {
 	case fd.IsMap():
-		return &jsonschema.Schema{Types: []string{"object", "null"}, AdditionalProperties: valueSchema(fd.MapValue(), defs)}
+		return nullable(&jsonschema.Schema{Type: "object", AdditionalProperties: valueSchema(fd.MapValue(), defs)})
 	case fd.IsList():
-		return &jsonschema.Schema{Types: []string{"array", "null"}, Items: valueSchema(fd, defs)}
+		return nullable(&jsonschema.Schema{Type: "array", Items: valueSchema(fd, defs)})
 	}
 	v := valueSchema(fd, defs)
 	if fd.HasPresence() {
@@ -47,15 +50,15 @@ func fieldSchema(fd protoreflect.FieldDescriptor, defs map[string]*jsonschema.Sc
 
 // nullable lets a value be null too.
 func nullable(v *jsonschema.Schema) *jsonschema.Schema {
+	null := &jsonschema.Schema{Type: "null"}
 	switch {
-	case v.Ref != "":
-		return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{v, {Type: "null"}}}
-	case v.Type != "":
-		v.Types, v.Type = []string{v.Type, "null"}, ""
-	case len(v.Types) > 0:
-		v.Types = append(v.Types, "null")
+	case v.Type == "" && v.Ref == "" && len(v.AnyOf) == 0:
+		return v // any value, null among them (google.protobuf.Value)
+	case v.Type == "" && v.Ref == "" && v.Description == "":
+		v.AnyOf = append(v.AnyOf, null) // one more branch (a float's)
+		return v
 	}
-	return v
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{v, null}}
 }
 
 // valueSchema is one value of a field (an element of a list, a map's value).
@@ -71,7 +74,7 @@ func valueSchema(fd protoreflect.FieldDescriptor, defs map[string]*jsonschema.Sc
 		return &jsonschema.Schema{Type: "string", Description: "a 64-bit integer, written as a string"}
 	case protoreflect.FloatKind, protoreflect.DoubleKind:
 		// NaN and the infinities are written as strings.
-		return &jsonschema.Schema{Types: []string{"number", "string"}}
+		return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "number"}, {Type: "string"}}}
 	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.EnumKind:
 		return &jsonschema.Schema{Type: "string"}
 	}

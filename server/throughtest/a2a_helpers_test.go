@@ -46,7 +46,7 @@ func rpcCode(t *testing.T, ans map[string]any) int {
 var volatile = map[string]bool{
 	"id": true, "taskId": true, "contextId": true, "sessionId": true, "messageId": true, "queueItemId": true,
 	"artifactId": true, "timestamp": true, "a2aTaskId": true, "a2aContextId": true, "url": true,
-	"documentationUrl": true, "dueDate": true,
+	"documentationUrl": true, "dueDate": true, "nextPageToken": true,
 }
 
 func normalize(v any, key string) any {

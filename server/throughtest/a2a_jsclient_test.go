@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -20,7 +21,8 @@ type jsLine struct {
 // Issue 13 acceptance (@a2a-js/sdk 1.3.0, a v1.0 client that finds its
 // interface in the card's supportedInterfaces): send → submitted, the
 // stream follows the operator's approval to completed with the artifact,
-// cancel answers canceled and get still answers.
+// cancel answers canceled and get still answers; ListTasks (issue 33) finds
+// the tasks it sent and pages them.
 func TestJSClient(t *testing.T) {
 	t.Parallel()
 	tools, err := filepath.Abs(filepath.Join("testdata", "a2a", "npm"))
@@ -121,5 +123,35 @@ func TestJSClient(t *testing.T) {
 	}
 	if got := next("got"); state(got) != canceled || got["id"] != sent["id"] {
 		t.Errorf("get after cancel: %v", got)
+	}
+	// ListTasks finds both tasks, and the pages follow the whole list's order
+	// (the order itself, newest status first, is TestListTasks's: here the
+	// server's clock stands still).
+	ids := func(list map[string]any) []any {
+		var out []any
+		for _, task := range list["tasks"].([]any) {
+			out = append(out, task.(map[string]any)["id"])
+		}
+		return out
+	}
+	listed := next("listed")
+	got := ids(listed)
+	if len(got) != 2 || !slices.Contains(got, sent["id"]) || !slices.Contains(got, task["id"]) ||
+		listed["totalSize"] != 2.0 || listed["nextPageToken"] != "" {
+		t.Errorf("listed %v", listed)
+	}
+	for _, lt := range listed["tasks"].([]any) {
+		lt := lt.(map[string]any)
+		// includeArtifacts: the completed task's result.
+		if arts, _ := lt["artifacts"].([]any); lt["id"] == task["id"] && len(arts) != 1 {
+			t.Errorf("the completed task's artifacts %v", lt["artifacts"])
+		}
+	}
+	page1, page2 := next("page1"), next("page2")
+	if p := ids(page1); len(got) != 2 || len(p) != 1 || p[0] != got[0] || page1["nextPageToken"] == "" || page1["pageSize"] != 1.0 {
+		t.Errorf("page 1 %v", page1)
+	}
+	if p := ids(page2); len(got) != 2 || len(p) != 1 || p[0] != got[1] || page2["nextPageToken"] != "" {
+		t.Errorf("page 2 %v", page2)
 	}
 }

@@ -168,6 +168,37 @@ func TestAgentCard(t *testing.T) {
 	if len(ifaces) != 2 || ifaces[0].(map[string]any)["protocolVersion"] != "1.0" || ifaces[0].(map[string]any)["url"] != s.URL+"/api/a2a" {
 		t.Errorf("supportedInterfaces %v", ifaces)
 	}
+	if v := res.Header.Get("Vary"); v != "A2A-Version" {
+		t.Errorf("Vary %q: the card depends on A2A-Version", v)
+	}
+
+	// RULINGS "A2A" details of 2026-11-28: A2A-Version: 1.0 gets the 1.0
+	// card (its security scheme shape, securityRequirements, no v0.3 fields).
+	v1 := s.Anonymous().Do(http.MethodGet, "/.well-known/agent-card.json", nil, "A2A-Version", "1.0")
+	servertest.WantStatus(t, v1, http.StatusOK)
+	card1 := v1.JSON(t)
+	a2aGolden(t, "agent_card_v1", card1)
+	scheme, _ := card1["securitySchemes"].(map[string]any)["bearer"].(map[string]any)["httpAuthSecurityScheme"].(map[string]any)
+	if scheme["scheme"] != "Bearer" || card1["securityRequirements"] == nil || card1["security"] != nil ||
+		card1["url"] != nil || card1["protocolVersion"] != nil {
+		t.Errorf("1.0 card %v", card1)
+	}
+	// The same card as a query parameter, which the specification allows.
+	if q := s.Anonymous().Do(http.MethodGet, "/.well-known/agent-card.json?A2A-Version=1.0", nil); !bytes.Equal(q.Body, v1.Body) {
+		t.Errorf("card by parameter: %s", q.Body)
+	}
+	// The path older clients read answers the same cards.
+	for _, h := range [][]string{nil, {"A2A-Version", "1.0"}} {
+		want := res
+		if h != nil {
+			want = v1
+		}
+		old := s.Anonymous().Do(http.MethodGet, "/.well-known/agent.json", nil, h...)
+		servertest.WantStatus(t, old, http.StatusOK)
+		if !bytes.Equal(old.Body, want.Body) {
+			t.Errorf("/.well-known/agent.json with %v differs from agent-card.json: %s", h, old.Body)
+		}
+	}
 }
 
 // An idle stream carries the bus's heartbeats as SSE comments, which A2A

@@ -143,9 +143,10 @@ func TestV03RoundTrip(t *testing.T) {
 	if after["status"].(map[string]any)["state"] != "canceled" || after["history"] != nil {
 		t.Errorf("get after cancel: %v", after)
 	}
-	// Canceling again answers the canceled task.
-	if again := a2aResult(t, a2aRPC(t, s, key, "tasks/cancel", map[string]any{"id": otherID})); again["status"].(map[string]any)["state"] != "canceled" {
-		t.Errorf("second cancel: %v", again)
+	// Canceling again: a canceled task is final, not cancelable (RULINGS,
+	// Reconciliation 15).
+	if c := rpcCode(t, a2aRPC(t, s, key, "tasks/cancel", map[string]any{"id": otherID})); c != -32002 {
+		t.Errorf("second cancel: %d, want -32002", c)
 	}
 }
 
@@ -207,10 +208,10 @@ func TestV1RoundTrip(t *testing.T) {
 	if canceled["status"].(map[string]any)["state"] != "TASK_STATE_CANCELED" {
 		t.Errorf("cancel: %v", canceled)
 	}
-	// The families keep to themselves: v1.0 names without the header, v0.3
-	// names with it, are unknown methods.
-	if c := rpcCode(t, a2aRPC(t, s, key, "GetTask", map[string]any{"id": id})); c != -32601 {
-		t.Errorf("GetTask without the header: %d", c)
+	// v1.0 names need no header (RULINGS, Reconciliation 15); under 1.0 the
+	// v0.3 names are unknown methods.
+	if st := a2aResult(t, a2aRPC(t, s, key, "GetTask", map[string]any{"id": id}))["status"].(map[string]any); st["state"] != "TASK_STATE_CANCELED" {
+		t.Errorf("GetTask without the header: %v", st)
 	}
 	if c := rpcCode(t, a2aRPC(t, s, key, "tasks/get", map[string]any{"id": id}, v1...)); c != -32601 {
 		t.Errorf("tasks/get under 1.0: %d", c)

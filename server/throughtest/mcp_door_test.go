@@ -136,6 +136,28 @@ func TestServerCard(t *testing.T) {
 	mcpGolden(t, "server-card.json", bytes.ReplaceAll(res.Body, []byte(srv.URL), []byte("http://HOST")))
 }
 
+// RULINGS "MCP": the server card's capabilities are those initialize
+// advertises (one declaration serves both), for an account with nothing
+// installed too: prompts are advertised before its first pack adds one.
+func TestServerCardCapabilitiesAreInitializes(t *testing.T) {
+	srv := servertest.New(t)
+	card := srv.Anonymous().Do("GET", "/.well-known/mcp/server-card.json", nil).JSON(t)["capabilities"].(map[string]any)
+	cs := mcpConnect(t, srv, srv.SignUp("ann").NewKey("caps", "mcp"), nil)
+	b, err := json.Marshal(cs.InitializeResult().Capabilities)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var init map[string]any
+	if err := json.Unmarshal(b, &init); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"tools", "resources", "prompts"} {
+		if fmt.Sprint(card[c]) != fmt.Sprint(init[c]) || init[c] == nil {
+			t.Errorf("%s: the card says %v, initialize %v", c, card[c], init[c])
+		}
+	}
+}
+
 func mcpGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", "mcp", name)

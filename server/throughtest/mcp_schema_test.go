@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -127,4 +131,102 @@ func jsonEqual(a string, b []byte) bool {
 	xb, _ := json.Marshal(x)
 	yb, _ := json.Marshal(y)
 	return string(xb) == string(yb)
+}
+
+// RULINGS "MCP" (outputSchema on each tool): no schema tools/list gives, input
+// or output, $defs included, writes a list of types ("type": ["string",
+// "null"]), which many MCP clients cannot read (the MCP Inspector's strict
+// mode warns on each); alternatives are anyOf branches. Every tool is
+// walked, an installed store agent's marketplace_{slug} among them.
+func TestToolSchemasHaveNoTypeLists(t *testing.T) {
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"output":"done"}`)
+	}))
+	t.Cleanup(agent.Close)
+	srv := servertest.New(t, servertest.WithPrivateEndpoints())
+	dora := srv.SignUp("dora")
+	listing := dora.Session.Do("POST", "/api/marketplace", map[string]any{"name": "Portable Scout", "endpointUrl": agent.URL, "pricingModel": "free"})
+	servertest.WantStatus(t, listing, http.StatusCreated)
+	made := listing.JSON(t)["agent"].(map[string]any)
+	ann := srv.SignUp("ann")
+	servertest.WantStatus(t, ann.Session.Do("POST", "/api/marketplace/"+made["id"].(string)+"/install", map[string]any{}), http.StatusCreated)
+
+	res := srv.WithKey(ann.NewKey("schemas", "mcp", "store")).Do("POST", "/api/mcp", map[string]any{"method": "tools/list"})
+	servertest.WantStatus(t, res, http.StatusOK)
+	var listed struct {
+		Tools []struct {
+			Name         string `json:"name"`
+			InputSchema  any    `json:"inputSchema"`
+			OutputSchema any    `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(res.Body, &listed); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tl := range listed.Tools {
+		names[tl.Name] = true
+		if tl.InputSchema == nil || tl.OutputSchema == nil {
+			t.Errorf("%s: input schema %v, output schema %v", tl.Name, tl.InputSchema != nil, tl.OutputSchema != nil)
+		}
+		for _, at := range typeLists(tl.InputSchema, "inputSchema") {
+			t.Errorf("%s: a list of types at %s", tl.Name, at)
+		}
+		for _, at := range typeLists(tl.OutputSchema, "outputSchema") {
+			t.Errorf("%s: a list of types at %s", tl.Name, at)
+		}
+	}
+	if !names["marketplace_"+made["slug"].(string)] || !names["queue_list"] || len(names) < 20 {
+		t.Fatalf("tools/list gave %v", names)
+	}
+}
+
+// typeLists answers where in a JSON schema a "type" keyword holds a list
+// (JSON pointers under at): every object and array is walked, so $defs,
+// properties, items, additionalProperties and anyOf branches are all seen.
+func typeLists(schema any, at string) []string {
+	var found []string
+	switch v := schema.(type) {
+	case map[string]any:
+		if _, ok := v["type"].([]any); ok {
+			found = append(found, at+"/type")
+		}
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			found = append(found, typeLists(v[k], at+"/"+pointerToken.Replace(k))...)
+		}
+	case []any:
+		for i, e := range v {
+			found = append(found, typeLists(e, at+"/"+strconv.Itoa(i))...)
+		}
+	}
+	return found
+}
+
+// pointerToken escapes a key as a JSON pointer's reference token (RFC 6901).
+var pointerToken = strings.NewReplacer("~", "~0", "/", "~1")
+
+// The walker of TestToolSchemasHaveNoTypeLists finds a list of types
+// wherever it is, and nothing in a schema without one (a property named
+// "type" is no keyword).
+func TestTypeListWalker(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		schema string
+		want   []string
+	}{
+		{`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]},"type":{"type":"string"}},"$defs":{"x.Y":{"type":"object","additionalProperties":{"type":"integer"}}}}`, nil},
+		{`{"type":["object","null"]}`, []string{"#/type"}},
+		{`{"type":"object","properties":{"a":{"type":"array","items":{"type":["number","string"]}}}}`, []string{"#/properties/a/items/type"}},
+		{`{"type":"object","$defs":{"x/Y":{"type":"object","properties":{"m":{"type":["object","null"],"additionalProperties":{"type":"string"}}}}}}`, []string{"#/$defs/x~1Y/properties/m/type"}},
+		{`{"anyOf":[{"$ref":"#/$defs/x"},{"type":["null"]}]}`, []string{"#/anyOf/1/type"}},
+	} {
+		var s any
+		if err := json.Unmarshal([]byte(c.schema), &s); err != nil {
+			t.Fatal(err)
+		}
+		if got := typeLists(s, "#"); !slices.Equal(got, c.want) {
+			t.Errorf("%s: found %q, want %q", c.schema, got, c.want)
+		}
+	}
 }

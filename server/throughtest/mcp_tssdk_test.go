@@ -45,8 +45,22 @@ type tsStep struct {
 		Role    string
 		Content struct{ Type, Text string }
 	} `json:"messages"`
-	// error
+	// error, and connect's refusal
 	Message string `json:"message"`
+	// connect (ts-sdk-nokey.mjs)
+	Connected           bool      `json:"connected"`
+	ErrorName           string    `json:"errorName"`
+	StreamableHTTPError bool      `json:"streamableHTTPError"`
+	Code                *int      `json:"code"`
+	Requests            []tsFetch `json:"requests"`
+}
+
+// tsFetch is one request a script made, and the answer's challenge.
+type tsFetch struct {
+	URL             string `json:"url"`
+	Method          string `json:"method"`
+	Status          int    `json:"status"`
+	WWWAuthenticate string `json:"wwwAuthenticate"`
 }
 
 // RULINGS "MCP": the official TypeScript SDK client (pinned in

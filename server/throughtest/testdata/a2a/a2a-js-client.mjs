@@ -30,3 +30,10 @@ for await (const ev of client.sendMessageStream(message('js-2', 'Renew the car i
 const taskId = sent.id ?? sent.task?.id;
 out('canceled', await client.cancelTask({ id: taskId }));
 out('got', await client.getTask({ id: taskId }));
+
+// ListTasks (v1.0): every task of the caller, newest status first, paged.
+const listAll = { tenant: '', contextId: '', status: 0, pageToken: '' };
+out('listed', await client.listTasks({ ...listAll, pageSize: 10, includeArtifacts: true }));
+const first = await client.listTasks({ ...listAll, pageSize: 1 });
+out('page1', first);
+out('page2', await client.listTasks({ ...listAll, pageSize: 1, pageToken: first.nextPageToken }));
