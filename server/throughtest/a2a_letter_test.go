@@ -30,19 +30,7 @@ func a2aRaw(t *testing.T, s *servertest.Server, key, body string, hdr ...string)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), servertest.StreamTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/api/a2a", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := a2aPost(ctx, t, s, key, strings.NewReader(body), hdr...)
 	defer res.Body.Close()
 	out := rawAnswer{Status: res.StatusCode, ContentType: res.Header.Get("Content-Type")}
 	if out.ContentType == "text/event-stream" {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,19 +23,7 @@ func a2aRawStream(t *testing.T, s *servertest.Server, key, method string, params
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/api/a2a", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := http.DefaultClient.Do(req) //nolint:bodyclose // the reading goroutine closes it
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := a2aPost(ctx, t, s, key, bytes.NewReader(body), hdr...) //nolint:bodyclose // the reading goroutine closes it
 	if ct := res.Header.Get("Content-Type"); res.StatusCode != http.StatusOK || ct != "text/event-stream" {
 		t.Fatalf("%s: %d %s", method, res.StatusCode, ct)
 	}
@@ -50,6 +39,25 @@ func a2aRawStream(t *testing.T, s *servertest.Server, key, method string, params
 		})
 	}()
 	return out
+}
+
+// a2aPost posts body to /api/a2a with the key and header pairs.
+func a2aPost(ctx context.Context, t *testing.T, s *servertest.Server, key string, body io.Reader, hdr ...string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/api/a2a", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 func nextRaw(t *testing.T, ch <-chan map[string]any) map[string]any {
