@@ -239,10 +239,10 @@ export async function newPage(browser, base, viewport, options = {}) {
   return page;
 }
 
-export async function login(page) {
+export async function login(page, who = owner) {
   await page.goto("/");
-  await page.getByLabel("Username or email").fill(owner.username);
-  await page.getByLabel("Password", { exact: true }).fill(owner.password);
+  await page.getByLabel("Username or email").fill(who.username);
+  await page.getByLabel("Password", { exact: true }).fill(who.password);
   await page.getByRole("button", { name: "Log in" }).click();
   await page.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: deadline });
 }

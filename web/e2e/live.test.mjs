@@ -1,9 +1,10 @@
 // Issue 31, point 1 ("Everything live"), end to end: two real binaries with
 // the operator network on, their dashboards driven by Chromium, and nothing
 // reloaded. A card and a contact an agent makes over REST appear in the open
-// Board and Contacts views within 2 s; B's Network view shows A's connection
-// request as it arrives, with a badge on the Network tab and on Now; A's
-// shows B's acceptance; A's relay threads follow B's ack. Every view is
+// Board and Contacts views within 2 s; B's Network view shows a connection
+// request as it arrives, with a badge on the Network tab and on Now, and the
+// asker's shows B's acceptance, at both sizes; A's relay threads follow B's
+// ack. Every view is
 // opened once and never loaded again: a mark set on the window before each
 // step is still there after it.
 import assert from "node:assert/strict";
@@ -71,7 +72,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const page of [aPage, bPage]) if (page) assert.deepEqual(await page.problems(), []);
+  for (const page of [aPage, bPage, ...extraPages]) if (page) assert.deepEqual(await page.problems(), []);
   await browser?.close();
   await Promise.all([a?.stop(), b?.stop()]);
 });
@@ -98,49 +99,80 @@ for (const size of [wide, narrow]) {
   });
 }
 
-test("B's open Network view shows A's request as it arrives; the Network tab and Now count it", async () => {
-  await aPage.setViewportSize(wide);
-  await bPage.setViewportSize(narrow);
-  await open(aPage, "#/network", "Network");
-  await open(bPage, "#/network", "Network");
-  const asked = await H.rest(a.base, "POST", "/api/federation/connect", {
-    cookie: aOwner.cookie,
-    body: { peerInstanceUrl: b.base, peerUserEmail: H.owner.email, message: "Live from A" },
+// A connection request and its acceptance at each size: at 390 px A's owner
+// asks B's owner (the connection the relays below use), at 1280 px a second
+// user of A's instance does, so each round is a new request.
+const rounds = [
+  { size: narrow, asker: () => ({ page: aPage, cookie: aOwner.cookie }), note: "Live from A" },
+  { size: wide, asker: secondAsker, note: "Live from Alex" },
+];
+
+// secondAsker signs up a second user on A's instance and opens a page as them.
+async function secondAsker() {
+  const alex = { username: "alex", password: "another horse battery", name: "Alex Second", email: "alex@example.com" };
+  const made = await H.rest(a.base, "POST", "/api/signup", { body: { username: alex.username, email: alex.email, password: alex.password, name: alex.name } });
+  assert.equal(made.status, 201, made.text);
+  const login = await H.rest(a.base, "POST", "/api/auth/login", { body: { username: alex.username, password: alex.password } });
+  assert.equal(login.status, 200, login.text);
+  const page = await H.newPage(browser, a.base, wide);
+  await H.login(page, alex);
+  extraPages.push(page);
+  return { page, cookie: (login.headers.get("set-cookie") ?? "").split(";")[0] };
+}
+
+const extraPages = [];
+
+for (const round of rounds) {
+  const { size } = round;
+  let asker;
+  let conn;
+  test(`at ${size.width}px, B's open Network view shows a request as it arrives; the Network tab and Now count it`, async () => {
+    asker = await round.asker();
+    await asker.page.setViewportSize(size);
+    await bPage.setViewportSize(size);
+    await open(asker.page, "#/network", "Network");
+    await open(bPage, "#/network", "Network");
+    const asked = await H.rest(a.base, "POST", "/api/federation/connect", {
+      cookie: asker.cookie,
+      body: { peerInstanceUrl: b.base, peerUserEmail: H.owner.email, message: round.note },
+    });
+    assert.equal(asked.status, 201, asked.text);
+    conn = asked.json.connection.id;
+    if (asker.page === aPage) aConn = conn;
+
+    const requests = bPage.getByRole("list", { name: "Requests to you" });
+    await H.until(async () => (await requests.getByText(round.note).count()) === 1, "B's view lists the request", live);
+    const tabBadge = bPage.locator('nav a[data-tab="network"] [data-waiting="connectionRequests"]');
+    await H.until(async () => (await tabBadge.isVisible()) && (await tabBadge.textContent()) === "1", "the Network tab's badge counts it", live);
+    assert.equal(await tabBadge.getAttribute("aria-label"), "1 connection request");
+    await notReloaded(bPage);
+
+    // Now's panel says the same, and leads to the Network view.
+    await bPage.getByRole("link", { name: /^Now/ }).click();
+    const waiting = bPage.getByRole("region", { name: "Waiting for you", exact: true });
+    await waiting.waitFor({ timeout: H.deadline });
+    const entry = waiting.locator('li[data-waiting="connectionRequests"]');
+    await H.until(async () => (await entry.locator(".badge").textContent()) === "1", "Now counts the request");
+    assert.equal(await entry.getByRole("link").getAttribute("href"), "#/network");
+    if (size === narrow) await pictures(bPage, "live-now-waiting");
+    await bPage.setViewportSize(size);
+    await notReloaded(bPage);
   });
-  assert.equal(asked.status, 201, asked.text);
-  aConn = asked.json.connection.id;
 
-  const requests = bPage.getByRole("list", { name: "Requests to you" });
-  await H.until(async () => (await requests.getByText("Live from A").count()) === 1, "B's view lists the request", live);
-  const tabBadge = bPage.locator('nav a[data-tab="network"] [data-waiting="connectionRequests"]');
-  await H.until(async () => (await tabBadge.isVisible()) && (await tabBadge.textContent()) === "1", "the Network tab's badge counts it", live);
-  assert.equal(await tabBadge.getAttribute("aria-label"), "1 connection request");
-  await notReloaded(bPage);
-
-  // Now's panel says the same, and leads to the Network view.
-  await bPage.getByRole("link", { name: /^Now/ }).click();
-  const waiting = bPage.getByRole("region", { name: "Waiting for you", exact: true });
-  await waiting.waitFor({ timeout: H.deadline });
-  const entry = waiting.locator('li[data-waiting="connectionRequests"]');
-  await H.until(async () => (await entry.locator(".badge").textContent()) === "1", "Now counts the request");
-  assert.equal(await entry.getByRole("link").getAttribute("href"), "#/network");
-  await pictures(bPage, "live-now-waiting");
-  await notReloaded(bPage);
-});
-
-test("B accepts, and A's open Network view shows the connection active", async () => {
-  await bPage.getByRole("link", { name: /^Network/ }).click();
-  await bPage.getByRole("list", { name: "Requests to you" }).getByRole("button", { name: /^Accept: / }).click();
-  await H.until(
-    async () => (await aPage.locator(`li.network-connection[data-connection-id="${aConn}"]`).getAttribute("data-status")) === "active",
-    "A's view shows the acceptance",
-    live,
-  );
-  await notReloaded(aPage);
-  // Nothing waits on B any more: the badge is gone.
-  const tabBadge = bPage.locator('nav a[data-tab="network"] [data-waiting="connectionRequests"]');
-  await H.until(async () => await tabBadge.isHidden(), "B's badge is gone");
-});
+  test(`at ${size.width}px, B accepts, and the asker's open Network view shows the connection active`, async () => {
+    await bPage.getByRole("link", { name: /^Network/ }).click();
+    await bPage.getByRole("list", { name: "Requests to you" }).getByRole("button", { name: /^Accept: / }).click();
+    await H.until(
+      async () => (await asker.page.locator(`li.network-connection[data-connection-id="${conn}"]`).getAttribute("data-status")) === "active",
+      "the asker's view shows the acceptance",
+      live,
+    );
+    await notReloaded(asker.page);
+    // Nothing waits on B any more: the badge is gone.
+    const tabBadge = bPage.locator('nav a[data-tab="network"] [data-waiting="connectionRequests"]');
+    await H.until(async () => await tabBadge.isHidden(), "B's badge is gone");
+  });
+}
 
 for (const size of [wide, narrow]) {
   test(`at ${size.width}px, A's open Network view follows B's ack of a relay`, async () => {
