@@ -162,8 +162,13 @@ test("Stop ends the reply: the provider's connection closes and nothing of it is
   const before = provider.disconnects();
   await say("What should I do first today?");
   await page.locator(".msg.role-assistant .msg-text", { hasText: "Let me think about that" }).waitFor({ timeout: H.deadline });
+  // The assistant's figure thinks while the reply streams, and stops with it.
+  const figure = page.locator(".sprite");
+  assert.equal(await figure.getAttribute("data-state"), "thinking");
+  assert.equal(await figure.getAttribute("aria-label"), "Assistant: Thinking…");
   await page.getByRole("button", { name: "Stop" }).click();
   await page.getByText("Stopped: this reply was not kept.").waitFor({ timeout: H.deadline });
+  await H.until(async () => (await figure.getAttribute("data-state")) === "idle", "the figure is idle again");
   await H.until(() => provider.disconnects() > before, "the provider saw the stream's connection close");
   assert.ok(await page.getByRole("button", { name: "Send", exact: true }).isEnabled());
   const kept = await H.rest(server.base, "GET", "/api/chat/messages", { cookie: owner.cookie });

@@ -106,6 +106,21 @@ for (const viewport of [wide, narrow]) {
     assert.match(await figure.getAttribute("aria-label"), /Assistant: Idle/);
     const normal = await figure.locator("svg").boundingBox();
 
+    // Something waiting for the operator shows as the figure's badge: an
+    // item an agent files while approval is required, counted as the Now tab
+    // counts it.
+    assert.equal((await api("PATCH", "/api/v2/settings", { queueAutoApprove: false })).status, 200);
+    const filed = await H.rest(server.base, "POST", "/api/v2/queue", { key: ann.key, body: { title: `Sprite badge ${viewport.width}` } });
+    assert.equal(filed.status, 201, filed.text);
+    const pending = await api("GET", "/api/v2/queue?status=pending_confirmation&limit=1");
+    const n = String(pending.json.data.pagination.total);
+    assert.ok(Number(n) >= 1, pending.text);
+    await H.until(async () => (await figure.locator(".sprite-badge").textContent()) === n && (await figure.getAttribute("data-waiting")) === "true",
+      "the figure's badge counts what waits");
+    assert.equal(await figure.getAttribute("aria-label"), `Assistant: ${n} waiting for you`);
+    assert.equal((await api("DELETE", `/api/v2/queue/${filed.json.item.id}`)).status, 200);
+    if (n === "1") await H.until(async () => (await figure.getAttribute("data-waiting")) === "false", "the badge goes with the item");
+
     await page.getByRole("link", { name: "Settings", exact: true }).click();
     const size = page.getByLabel("Size", { exact: true });
     await size.waitFor({ timeout: H.deadline });
