@@ -149,7 +149,11 @@ export async function startServer({ args = [], port = 0 } = {}) {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGTERM");
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+        // The grace period's timer is cleared once the server exits: a
+        // pending timer kept every test file's process alive for its 20 s.
+        let grace;
+        await Promise.race([exited, new Promise((r) => (grace = setTimeout(r, 20_000)))]);
+        clearTimeout(grace);
         if (child.exitCode === null) child.kill("SIGKILL");
       }
       rmSync(dir, { recursive: true, force: true });
