@@ -291,7 +291,7 @@ func noMethod(name string, v1 bool) *rpcError {
 
 // refuse answers a refusal of a recognised method: a streaming method's as
 // the stream's one event, so a client reading Server-Sent Events reads it as
-// the error it is (docs/decisions.md "A2A by the book").
+// the error it is (docs/decisions.md "A2A and MCP by the book").
 func refuse(w http.ResponseWriter, req request, m method, e *rpcError) {
 	if !m.stream {
 		writeRPC(w, req.ID, nil, e)
