@@ -61,9 +61,14 @@ func TestServeHelp(t *testing.T) {
 			}
 		}
 	}
-	if code, stdout, _ := runBinary(t, "serve", "-h"); code != 0 || !strings.Contains(stdout, "-migrate") ||
-		!strings.Contains(stdout, "SWITCHBOARD_MIGRATE") || !strings.Contains(stdout, "-shutdown-timeout") {
-		t.Errorf("serve -h lacks --migrate or --shutdown-timeout: %q", stdout)
+	for _, args := range [][]string{{"serve", "-h"}, {"help", "serve"}} {
+		if code, stdout, _ := runBinary(t, args...); code != 0 || !strings.Contains(stdout, "-migrate") ||
+			!strings.Contains(stdout, "SWITCHBOARD_MIGRATE") || !strings.Contains(stdout, "-shutdown-timeout") {
+			t.Errorf("%s lacks --migrate or --shutdown-timeout: exit %d, %q", strings.Join(args, " "), code, stdout)
+		}
+	}
+	if code, stdout, _ := runBinary(t, "help", "backup"); code != 0 || !strings.Contains(stdout, "-to") {
+		t.Errorf("help backup: exit %d, %q", code, stdout)
 	}
 }
 
@@ -81,6 +86,8 @@ func TestUsageErrors(t *testing.T) {
 		{nil, "", "switchboard: no command given", "Run 'switchboard help' for the commands."},
 		{[]string{"frobnicate"}, "", `switchboard: unknown command "frobnicate"`, "Run 'switchboard help' for the commands."},
 		{[]string{"version", "now"}, "", `switchboard: version takes no arguments, not "now"`, "Run 'switchboard help' for the commands."},
+		{[]string{"help", "frobnicate"}, "", `switchboard: help: unknown command "frobnicate"`, "Run 'switchboard help' for the commands."},
+		{[]string{"help", "serve", "migrate"}, "", `switchboard: help takes one command, not "serve migrate"`, "Run 'switchboard help' for the commands."},
 		{[]string{"serve", "--bogus"}, "", "switchboard serve: flag provided but not defined: -bogus", "Run 'switchboard serve -h' for its flags."},
 		{[]string{"serve", "--heartbeat", "soon"}, "", `switchboard serve: invalid value "soon" for flag -heartbeat`, "Run 'switchboard serve -h' for its flags."},
 		{[]string{"serve", "--rate-limit-per-minute", "many"}, "", `invalid value "many" for flag -rate-limit-per-minute`, "Run 'switchboard serve -h' for its flags."},

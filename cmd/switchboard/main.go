@@ -120,10 +120,29 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "switchboard", release.Read())
 		return nil
 	case "help", "-h", "--help":
+		return help(args[1:], stdout, stderr)
+	}
+	return mistake("", fmt.Errorf("unknown command %q", args[0]))
+}
+
+// help prints the commands, or with a command's name its flags (help serve
+// is serve -h); a name that is no command is a usage error, like any other.
+func help(args []string, stdout, stderr io.Writer) error {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stdout, usage)
+		return nil
+	case len(args) > 1:
+		return mistake("", fmt.Errorf("help takes one command, not %q", strings.Join(args, " ")))
+	}
+	switch args[0] {
+	case "serve", "migrate", "backup", "restore":
+		return run([]string{args[0], "-h"}, stdout, stderr)
+	case "version", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return mistake("", fmt.Errorf("unknown command %q", args[0]))
+	return mistake("", fmt.Errorf("help: unknown command %q", args[0]))
 }
 
 // options are the serve flags; each has a SWITCHBOARD_* environment twin.
