@@ -31,8 +31,23 @@ const (
 
 // rpcError is a JSON-RPC error object.
 type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int            `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data,omitempty"`
+}
+
+// explained is e as a method of fam answers it: v0.3 and legacy errors carry
+// the reason again as data.error, where the A2A Go SDK's client reads it
+// (without it a2a-go reports only the code's generic text, "invalid
+// params"); v1.0 defines data as a list of typed details, so its errors
+// carry none.
+func explained(e *rpcError, fam family) *rpcError {
+	if fam == v10 || e == nil {
+		return e
+	}
+	out := *e
+	out.Data = map[string]any{"error": e.Message}
+	return &out
 }
 
 func (e *rpcError) Error() string { return e.Message }
@@ -259,7 +274,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := m.call(r.Context(), s, req.Params)
 	if err != nil {
-		writeRPC(w, req.ID, nil, s.toRPC(r.Context(), err))
+		refuse(w, req, m, s.toRPC(r.Context(), err))
 		return nil
 	}
 	writeRPC(w, req.ID, res, nil)
@@ -289,12 +304,12 @@ func noMethod(name string, v1 bool) *rpcError {
 	return e
 }
 
-// refuse answers a refusal of a recognised method: a streaming method's as
-// the stream's one event, so a client reading Server-Sent Events reads it as
+// refuse answers a refusal of a recognised method, explained for its
+// family: a streaming method's as the stream's one event, so a client reading Server-Sent Events reads it as
 // the error it is (docs/decisions.md "A2A and MCP by the book").
 func refuse(w http.ResponseWriter, req request, m method, e *rpcError) {
 	if !m.stream {
-		writeRPC(w, req.ID, nil, e)
+		writeRPC(w, req.ID, nil, explained(e, m.fam))
 		return
 	}
 	events.SSEHeaders(w.Header())

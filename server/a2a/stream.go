@@ -158,7 +158,7 @@ func (o *sse) result(res any) error {
 }
 
 func (o *sse) failure(e *rpcError) error {
-	return o.write(response{JSONRPC: "2.0", ID: o.idOrNull(), Error: e})
+	return o.write(response{JSONRPC: "2.0", ID: o.idOrNull(), Error: explained(e, o.fam)})
 }
 
 func (o *sse) idOrNull() json.RawMessage {

@@ -254,8 +254,9 @@ func TestSDKClientReadsRefusals(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("resubscribe to an unknown task yielded %v, want one error", got)
 	}
-	if err, _ := got[0].(error); !errors.Is(err, a2a.ErrTaskNotFound) {
-		t.Errorf("resubscribe to an unknown task: %v, want task not found", got[0])
+	// The reason travels as data.error, which a2a-go puts before the code's text.
+	if err, _ := got[0].(error); !errors.Is(err, a2a.ErrTaskNotFound) || !strings.Contains(err.Error(), `task "no-such-task" not found`) {
+		t.Errorf("resubscribe to an unknown task: %v, want task not found with its reason", got[0])
 	}
 
 	sent, err := c.SendMessage(ctx, &a2a.MessageSendParams{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: "Fix the gate"})})
@@ -267,8 +268,9 @@ func TestSDKClientReadsRefusals(t *testing.T) {
 	operator(t, acct, http.MethodPost, "/api/v2/queue/"+itemID+"/confirm", map[string]any{"action": "approve"})
 	operator(t, acct, http.MethodPost, "/api/v2/queue/"+itemID+"/result", map[string]any{"result": "Fixed."})
 	follow := a2a.NewMessageForTask(a2a.MessageRoleUser, task, a2a.TextPart{Text: "And the fence?"})
-	if _, err := c.SendMessage(ctx, &a2a.MessageSendParams{Message: follow}); !errors.Is(err, a2a.ErrInvalidParams) {
-		t.Errorf("send to a completed task: %v, want invalid params", err)
+	if _, err := c.SendMessage(ctx, &a2a.MessageSendParams{Message: follow}); !errors.Is(err, a2a.ErrInvalidParams) ||
+		!strings.Contains(err.Error(), "is completed and takes no more messages") {
+		t.Errorf("send to a completed task: %v, want invalid params with its reason", err)
 	}
 	stream := sdkEvents(ctx, c.SendStreamingMessage(ctx, &a2a.MessageSendParams{Message: follow}))
 	select {
