@@ -55,8 +55,9 @@ type cursor struct {
 	id string
 }
 
-// v1States are the 1.0 enum's names in its numbering.
-var v1States = []a2a.TaskState{a2a.TaskStateUnknown, a2a.TaskStateSubmitted, a2a.TaskStateWorking,
+// v1States are the 1.0 enum's states in its numbering; 0, UNSPECIFIED, is
+// no state.
+var v1States = []a2a.TaskState{"", a2a.TaskStateSubmitted, a2a.TaskStateWorking,
 	a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled, a2a.TaskStateInputRequired,
 	a2a.TaskStateRejected, a2a.TaskStateAuthRequired}
 
@@ -115,18 +116,15 @@ func decodeState(raw json.RawMessage) (a2a.TaskState, error) {
 		if err != nil || n < 0 || n >= len(v1States) {
 			return "", bad
 		}
-		name = v1State(v1States[n])
-	}
-	for i, st := range v1States {
-		if v1State(st) == name {
-			if i == 0 {
-				return "", nil
-			}
-			return st, nil
-		}
+		return v1States[n], nil
 	}
 	if name == "TASK_STATE_UNSPECIFIED" {
 		return "", nil
+	}
+	for _, st := range v1States[1:] {
+		if v1State(st) == name {
+			return st, nil
+		}
 	}
 	return "", bad
 }

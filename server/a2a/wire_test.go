@@ -74,7 +74,7 @@ func TestDecodeList(t *testing.T) {
 			t.Errorf("status %d: %v %v, want %s", n, q, err, want)
 		}
 	}
-	for _, bad := range []string{`{"status":9}`, `{"status":-1}`, `{"status":"working"}`, `{"status":1.5}`,
+	for _, bad := range []string{`{"status":9}`, `{"status":-1}`, `{"status":"working"}`, `{"status":"TASK_STATE_UNKNOWN"}`, `{"status":1.5}`,
 		`{"pageSize":0}`, `{"pageSize":101}`, `{"pageToken":"x"}`, `{"statusTimestampAfter":"2026-11-28"}`, `[]`} {
 		var ep errParams
 		if _, err := decodeList(json.RawMessage(bad)); !errors.As(err, &ep) {
