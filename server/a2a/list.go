@@ -175,21 +175,18 @@ func (s *Service) List(ctx context.Context, q *listQuery) (*listAnswer, error) {
 	if q.since != nil {
 		where = append(where, entsql.P(func(b *entsql.Builder) { b.WriteString(stamp + " >= ").Arg(*q.since) }))
 	}
-	total, err := s.countJoined(ctx, where)
-	if err != nil {
-		return nil, err
-	}
+	onPage := where[:len(where):len(where)] // the count reads where without the cursor
 	if q.after != nil {
 		// Strictly after the cursor in (stamp, id) descending order: no overlap
 		// and no gap between pages among equal stamps.
 		at, id := q.after.at, q.after.id
-		where = append(where, entsql.P(func(b *entsql.Builder) {
+		onPage = append(onPage, entsql.P(func(b *entsql.Builder) {
 			b.WriteString("(" + stamp + " < ").Arg(at).
 				WriteString(" OR (" + stamp + " = ").Arg(at).
 				WriteString(" AND " + t.C(a2atask.FieldID) + " < ").Arg(id).WriteString("))")
 		}))
 	}
-	query, args := sel.Where(entsql.And(where...)).
+	query, args := sel.Where(entsql.And(onPage...)).
 		OrderExpr(entsql.Expr(stamp+" DESC"), entsql.Expr(t.C(a2atask.FieldID)+" DESC")).
 		Limit(q.size + 1).Query()
 	rows, err := s.DB.SQL.QueryContext(ctx, query, args...)
@@ -197,7 +194,7 @@ func (s *Service) List(ctx context.Context, q *listQuery) (*listAnswer, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	out := &listAnswer{Tasks: []listedTask{}, PageSize: q.size, TotalSize: total}
+	out := &listAnswer{Tasks: []listedTask{}, PageSize: q.size}
 	var last *view
 	for rows.Next() {
 		if len(out.Tasks) == q.size {
@@ -218,7 +215,18 @@ func (s *Service) List(ctx context.Context, q *listQuery) (*listAnswer, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return out, rows.Close()
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	// A first page that holds every match is its own total; only a page
+	// with others before or after it counts them.
+	out.TotalSize = len(out.Tasks)
+	if q.after != nil || out.NextPageToken != "" {
+		if out.TotalSize, err = s.countJoined(ctx, where); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func listed(v *view, q *listQuery) listedTask {
